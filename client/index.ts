@@ -1,0 +1,1 @@
+export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';

@@ -1,0 +1,92 @@
+import type { SessionEvent, SurfaceOp } from '../../shared/index.ts';
+import type { JsonValue } from '../../shared/index.ts';
+
+/** An event that passed validation against the session at `expectedSeq`: only seq and time are missing. */
+export interface ValidatedDraft {
+  readonly type: string;
+  readonly data: JsonValue;
+  readonly surfaceOp?: SurfaceOp;
+  readonly sourceEventSeqs?: readonly number[];
+}
+
+export interface SessionHead {
+  /** Identity of the session's stored data; changes when the data was lost. */
+  readonly epoch: string;
+  /** Seq of the last event, -1 when the session is empty. */
+  readonly headSeq: number;
+}
+
+export interface CommitRequest {
+  readonly sessionId: string;
+  /** The commit succeeds only if the session's next seq is still this (optimistic concurrency). */
+  readonly expectedSeq: number;
+  readonly events: readonly ValidatedDraft[];
+  /** Dedupe key kept for the session's lifetime. */
+  readonly idempotencyKey?: string;
+}
+
+export type CommitResult =
+  | {
+      readonly status: 'committed';
+      readonly epoch: string;
+      /** The committed events, with seq and time. */
+      readonly events: readonly SessionEvent[];
+    }
+  | {
+      /** The idempotency key had committed before: nothing was written; these are the original seqs. */
+      readonly status: 'duplicate';
+      readonly epoch: string;
+      readonly firstSeq: number;
+      readonly lastSeq: number;
+      readonly time: number;
+    }
+  | {
+      /** The head moved: nothing was written. */
+      readonly status: 'conflict';
+      readonly epoch: string;
+      readonly headSeq: number;
+    };
+
+/** Committed events of one session, as every hub node sees them (order by seq; may arrive with gaps). */
+export interface CommittedBatch {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly events: readonly SessionEvent[];
+}
+
+export interface StoreWatchHandlers {
+  /** Events committed by any node. Batches of one session arrive in commit order but may skip (missed notice). */
+  onCommitted(batch: CommittedBatch): void;
+  /**
+   * Notifications may have been missed (e.g. the store connection dropped and came back): every watcher
+   * should re-read its session from its last seq.
+   */
+  onResync(): void;
+}
+
+/**
+ * The storage seam of the hub. Engines: `redis` (production) and `memory` (embedded, one process, nothing
+ * persisted). Every engine passes the one conformance suite in test/store.
+ *
+ * Errors: an engine that cannot reach its backend rejects with `StoreUnavailableError`; nothing is half-written.
+ */
+export interface EventStore {
+  readonly engine: 'redis' | 'memory';
+  /** Head and epoch of a session (an unknown session is empty, and gets its epoch here). */
+  head(sessionId: string): Promise<SessionHead>;
+  /** Append a validated batch atomically: all events or none, contiguous seqs, one commit time. */
+  commit(request: CommitRequest): Promise<CommitResult>;
+  /** Up to `limit` events with seq ≥ `fromSeq`, ascending. */
+  read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
+  /** Start receiving committed batches for a session; returns an idempotent stop function. */
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
+  /** Resolves when the backend answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The backend cannot be reached; the operation had no effect. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = 'STORE_UNAVAILABLE';
+}

@@ -1,0 +1,40 @@
+/**
+ * Stable error codes of the session log (shared by the core, the hub and the SDK).
+ * Codes never change meaning; new ones may be added.
+ */
+export const SessionLogErrorCode = {
+  /** A value is not lossless JSON (see `freezeJson`); `path` names where. */
+  INVALID_JSON: 'INVALID_JSON',
+  /** The envelope or a known type's data shape is wrong. */
+  INVALID_EVENT: 'INVALID_EVENT',
+  /** A `surfaceOp` or `sourceEventSeqs` breaks the surface rules. */
+  SURFACE_VIOLATION: 'SURFACE_VIOLATION',
+  /** A stored log fails re-validation in `Session.fromLog` or `parseJsonl` (`seq` names the first bad event). */
+  INVALID_LOG: 'INVALID_LOG',
+  /** `append` was called from inside a subscriber. */
+  REENTRANT_APPEND: 'REENTRANT_APPEND',
+} as const;
+export type SessionLogErrorCode = (typeof SessionLogErrorCode)[keyof typeof SessionLogErrorCode];
+
+export interface SessionLogErrorOptions {
+  /** Path of the offending value, e.g. `data.message.content[2].input`. */
+  readonly path?: string;
+  /** Seq of the offending event (in a stored log) or the seq the rejected event would have had. */
+  readonly seq?: number;
+  readonly cause?: unknown;
+}
+
+/** The one error class of the session-log core: a stable `code`, an optional `path` and `seq`. */
+export class SessionLogError extends Error {
+  override readonly name = 'SessionLogError';
+  readonly code: SessionLogErrorCode;
+  readonly path: string | undefined;
+  readonly seq: number | undefined;
+
+  constructor(code: SessionLogErrorCode, message: string, options: SessionLogErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.path = options.path;
+    this.seq = options.seq;
+  }
+}

@@ -1,0 +1,119 @@
+import type { JsonObject, JsonValue } from './json.ts';
+
+/** Replace a contiguous range of the surface (by seq) with the new event. */
+export interface ReplaceOp {
+  readonly op: 'replace';
+  readonly startSeq: number;
+  readonly endSeq: number;
+}
+
+/** How a surface event enters the surface. Only the four surface types may carry one. */
+export type SurfaceOp = 'append' | ReplaceOp;
+
+export type TurnEndReasonKind = 'completed' | 'aborted' | 'blocked' | 'error' | 'max-tokens' | 'interrupted';
+
+export interface TurnEndReason extends JsonObject {
+  readonly kind: TurnEndReasonKind;
+}
+
+export interface SystemMessage {
+  readonly role: 'system';
+  readonly content: string;
+}
+
+export interface UserMessage extends JsonObject {
+  readonly role: 'user';
+  readonly content: JsonValue;
+}
+
+export interface AssistantMessage extends JsonObject {
+  readonly role: 'assistant';
+}
+
+export interface ToolMessage extends JsonObject {
+  readonly role: 'tool';
+  readonly toolName: string;
+  readonly content: JsonValue;
+  readonly isError: boolean;
+}
+
+/** A message of the history the model sees: the projection of one surface event. */
+export type DerivedMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export interface TurnRef {
+  readonly turn: number;
+}
+export interface StepRef {
+  readonly turn: number;
+  readonly step: number;
+}
+
+/** The data shape of every known event type. */
+export interface EventDataMap {
+  'turn/start': TurnRef;
+  'turn/end': TurnRef & { readonly reason: TurnEndReason };
+  'step/start': StepRef;
+  'step/end': StepRef;
+  'system/message': { readonly turn?: number; readonly step?: number; readonly content: string };
+  'user/message': UserMessage;
+  'assistant/chunk': StepRef & { readonly chunk: JsonValue };
+  'assistant/message': StepRef & { readonly message: AssistantMessage; readonly usage?: JsonValue };
+  'tool/call': StepRef & { readonly callId: string; readonly name: string; readonly arguments: string };
+  'tool/result': StepRef & { readonly message: ToolMessage; readonly error?: JsonValue; readonly meta?: JsonValue };
+  'request/header': {
+    readonly header: { readonly config: JsonValue; readonly tools?: JsonValue };
+    readonly reason: 'initial' | 'resume' | 'change';
+  };
+}
+
+export type KnownEventType = keyof EventDataMap;
+export type SurfaceEventType = 'system/message' | 'user/message' | 'assistant/message' | 'tool/result';
+
+interface EventEnvelope {
+  /** Position in the log: 0 for the first event, then +1 with no gaps. Assigned at commit. */
+  readonly seq: number;
+  /** Commit time, epoch milliseconds, assigned by the hub. */
+  readonly time: number;
+}
+
+type KnownEventOf<T extends KnownEventType> = EventEnvelope & {
+  readonly type: T;
+  readonly data: EventDataMap[T];
+} & (T extends SurfaceEventType
+    ? { readonly surfaceOp: SurfaceOp; readonly sourceEventSeqs?: readonly number[] }
+    : { readonly surfaceOp?: never; readonly sourceEventSeqs?: never });
+
+/** A committed event of a known type; `switch (event.type)` narrows `event.data`. */
+export type KnownEvent = { [T in KnownEventType]: KnownEventOf<T> }[KnownEventType];
+
+/** A committed event of any other well-formed `<domain>/<name>` type: stored and broadcast, never projected. */
+export interface ExtensionEvent extends EventEnvelope {
+  readonly type: string;
+  readonly data: JsonValue;
+  readonly surfaceOp?: never;
+  readonly sourceEventSeqs?: never;
+}
+
+/** Any committed event of the log. Narrow with `isKnownEvent` before switching on `type`. */
+export type SessionEvent = KnownEvent | ExtensionEvent;
+
+type KnownDraftOf<T extends KnownEventType> = {
+  readonly type: T;
+  readonly data: EventDataMap[T];
+} & (T extends SurfaceEventType
+  ? { readonly surfaceOp?: SurfaceOp; readonly sourceEventSeqs?: readonly number[] }
+  : { readonly surfaceOp?: never; readonly sourceEventSeqs?: never });
+
+/** A typed draft of a known event (what `AgentWriter` produces). */
+export type KnownEventDraft = { [T in KnownEventType]: KnownDraftOf<T> }[KnownEventType];
+
+/**
+ * What a writer appends: the store assigns `seq` and `time`. `data` is checked at run time
+ * (lossless JSON, the known types' shapes), so it is typed loosely here.
+ */
+export interface EventDraft {
+  readonly type: string;
+  readonly data: unknown;
+  readonly surfaceOp?: SurfaceOp | undefined;
+  readonly sourceEventSeqs?: readonly number[] | undefined;
+}

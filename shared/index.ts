@@ -1,0 +1,4 @@
+export type * from './json.ts';
+export type * from './events.ts';
+export * from './errors.ts';
+export * from './protocol.ts';

@@ -1,0 +1,221 @@
+import type { EventDraft, SessionEvent } from './events.ts';
+
+/**
+ * Wire protocol v1 between SDKs and the hub (see docs/protocol.md).
+ * Every frame is one message object; binary frames are msgpack, text frames JSON.
+ * Client requests carry `id` (a request id chosen by the client); replies echo it.
+ *
+ * Seq vocabulary:
+ * - `headSeq`: seq of the last committed event of a session, -1 when it is empty.
+ * - `fromSeq`: first seq a subscriber wants (default 0). `fromSeq = headSeq + 1` means "only new events".
+ * - `expectedSeq`: the seq the first event of an append must receive (= headSeq + 1), or the append fails with
+ *   `SEQ_CONFLICT`.
+ * - `epoch`: identity of a session's stored data; it changes when the data was lost, and a client holding a
+ *   position under another epoch is sent `reset`.
+ */
+export const PROTOCOL_VERSION = 1;
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
+
+// ---- client -> hub -------------------------------------------------------------------------------------------
+
+export interface HelloRequest {
+  readonly type: 'hello';
+  readonly id: number;
+  /** Protocol versions the client speaks; the hub picks the highest it shares. */
+  readonly versions: readonly number[];
+  /** Bearer token (JWT). Also accepted on the upgrade request (header or `?token=`). */
+  readonly token?: string;
+}
+
+/** Replace the connection's token (refresh before expiry). */
+export interface AuthRequest {
+  readonly type: 'auth';
+  readonly id: number;
+  readonly token: string;
+}
+
+export interface SubscribeRequest {
+  readonly type: 'subscribe';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly fromSeq?: number;
+  /** The epoch the client's position belongs to; a mismatch gets `reset`. */
+  readonly epoch?: string;
+}
+
+export interface UnsubscribeRequest {
+  readonly type: 'unsubscribe';
+  readonly id: number;
+  readonly sessionId: string;
+}
+
+export interface AppendRequest {
+  readonly type: 'append';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly events: readonly EventDraft[];
+  readonly expectedSeq?: number;
+  /** Dedupe key, kept for the session's lifetime: a retried append with the same key commits once. */
+  readonly idempotencyKey?: string;
+}
+
+export interface PingRequest {
+  readonly type: 'ping';
+  readonly id: number;
+}
+
+export type ClientMessage =
+  HelloRequest | AuthRequest | SubscribeRequest | UnsubscribeRequest | AppendRequest | PingRequest;
+export type ClientMessageType = ClientMessage['type'];
+
+// ---- hub -> client -------------------------------------------------------------------------------------------
+
+export interface WelcomeMessage {
+  readonly type: 'welcome';
+  readonly id: number;
+  readonly version: number;
+  /** Name of the hub node (for logs and debugging). */
+  readonly node: string;
+}
+
+/** Reply to `subscribe`: the subscription exists; catch-up `events` follow, then `live`. */
+export interface SubscribedMessage {
+  readonly type: 'subscribed';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly headSeq: number;
+}
+
+export interface EventsMessage {
+  readonly type: 'events';
+  readonly sessionId: string;
+  /** Contiguous, ascending by seq. */
+  readonly events: readonly SessionEvent[];
+}
+
+/** Catch-up is done: every event up to `headSeq` was sent; live events follow. */
+export interface LiveMessage {
+  readonly type: 'live';
+  readonly sessionId: string;
+  readonly headSeq: number;
+}
+
+export interface AckMessage {
+  readonly type: 'ack';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** Commit time of the batch (all its events share it). */
+  readonly time: number;
+  /** True when the idempotency key had already committed: the original seqs are returned. */
+  readonly duplicate: boolean;
+}
+
+/** The client's position is void (epoch changed: the session's data was lost). Restart from seq 0. */
+export interface ResetMessage {
+  readonly type: 'reset';
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly reason: string;
+}
+
+export interface UnsubscribedMessage {
+  readonly type: 'unsubscribed';
+  readonly id: number;
+  readonly sessionId: string;
+}
+
+export interface PongMessage {
+  readonly type: 'pong';
+  readonly id: number;
+}
+
+export interface ErrorMessage {
+  readonly type: 'error';
+  /** The request this answers, when there is one. */
+  readonly id?: number;
+  readonly code: HubErrorCode;
+  readonly message: string;
+  /** Set when the error ends a subscription or concerns one session. */
+  readonly sessionId?: string;
+  /** Code-specific facts, e.g. `{ headSeq }` for SEQ_CONFLICT, `{ path, seq }` for INVALID_JSON. */
+  readonly details?: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+export type ServerMessage =
+  | WelcomeMessage
+  | SubscribedMessage
+  | EventsMessage
+  | LiveMessage
+  | AckMessage
+  | ResetMessage
+  | UnsubscribedMessage
+  | PongMessage
+  | ErrorMessage;
+
+// ---- errors and close codes ----------------------------------------------------------------------------------
+
+/** Stable error codes on the wire (and on the SDK's `HubClientError`). */
+export const HubErrorCode = {
+  // session log (from the shared core)
+  INVALID_JSON: 'INVALID_JSON',
+  INVALID_EVENT: 'INVALID_EVENT',
+  SURFACE_VIOLATION: 'SURFACE_VIOLATION',
+  // protocol
+  /** The frame could not be decoded (bad msgpack / JSON). */
+  PARSE_ERROR: 'PARSE_ERROR',
+  /** The message decoded but its shape is wrong (unknown type, missing or mistyped field). */
+  BAD_REQUEST: 'BAD_REQUEST',
+  UNSUPPORTED_VERSION: 'UNSUPPORTED_VERSION',
+  // seqs and sessions
+  /** `expectedSeq` did not match the head; `details.headSeq` has the current one. */
+  SEQ_CONFLICT: 'SEQ_CONFLICT',
+  /** `fromSeq` lies beyond the head + 1, or a page request is out of range. */
+  SEQ_OUT_OF_RANGE: 'SEQ_OUT_OF_RANGE',
+  ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
+  NOT_SUBSCRIBED: 'NOT_SUBSCRIBED',
+  NOT_FOUND: 'NOT_FOUND',
+  /** The same idempotency key was used for a different batch. */
+  IDEMPOTENCY_MISMATCH: 'IDEMPOTENCY_MISMATCH',
+  // auth
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  TOKEN_EXPIRED: 'TOKEN_EXPIRED',
+  FORBIDDEN: 'FORBIDDEN',
+  // limits
+  FRAME_TOO_LARGE: 'FRAME_TOO_LARGE',
+  BATCH_TOO_LARGE: 'BATCH_TOO_LARGE',
+  EVENT_TOO_LARGE: 'EVENT_TOO_LARGE',
+  TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
+  TOO_MANY_CONNECTIONS: 'TOO_MANY_CONNECTIONS',
+  RATE_LIMITED: 'RATE_LIMITED',
+  // availability
+  /** The store (Redis) is unreachable; nothing was written. Retry later. */
+  STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
+  INTERNAL: 'INTERNAL',
+} as const;
+export type HubErrorCode = (typeof HubErrorCode)[keyof typeof HubErrorCode];
+
+/** WebSocket close codes the hub uses. SDKs reconnect on all but the ones marked final. */
+export const CloseCode = {
+  NORMAL: 1000,
+  /** Hub node shutting down: reconnect (to another node) right away. */
+  GOING_AWAY: 1001,
+  /** Protocol violation (e.g. hello missing or unsupported version). Final. */
+  PROTOCOL_ERROR: 1002,
+  /** Auth failed or required and missing. Final until the token changes. */
+  POLICY_VIOLATION: 1008,
+  /** Frame larger than the limit. */
+  MESSAGE_TOO_BIG: 1009,
+  INTERNAL_ERROR: 1011,
+  /** Hub at its connection limit: reconnect with backoff. */
+  TRY_AGAIN_LATER: 1013,
+  /** The client stopped reading (outbound buffer full for too long). */
+  SLOW_CONSUMER: 4008,
+  /** Too many requests for too long. */
+  RATE_LIMITED: 4029,
+} as const;
+export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
