@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.ts';
+
+export interface RedisServerOptions {
+  /** Keep an append-only file so a restart keeps the data. Default false (nothing persisted). */
+  readonly appendOnly?: boolean;
+  readonly appendFsync?: 'always' | 'everysec' | 'no';
+}
+
+/**
+ * A real `redis-server` child process on a free loopback port, for tests: start, kill (SIGKILL),
+ * restart on the same port and data dir, stop. Nothing is shared with the machine's Redis.
+ */
+export class RedisServer {
+  readonly port: number;
+  readonly dir: string;
+  readonly options: RedisServerOptions;
+  #process: ChildProcess | undefined;
+
+  private constructor(port: number, dir: string, options: RedisServerOptions) {
+    this.port = port;
+    this.dir = dir;
+    this.options = options;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.#process !== undefined;
+  }
+
+  static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
+    const dir = mkdtempSync(join(tmpdir(), 'session-hub-redis-'));
+    for (let attempt = 0; ; attempt++) {
+      const server = new RedisServer(await freePort(), dir, options);
+      try {
+        await server.#spawn();
+        return server;
+      } catch (error) {
+        if (attempt >= 4) throw error;
+      }
+    }
+  }
+
+  /** Start again after `kill()`/`stop()`, on the same port and data dir. */
+  async restart(): Promise<void> {
+    if (this.#process !== undefined) await this.kill();
+    await this.#spawn();
+  }
+
+  /** SIGKILL: no shutdown save, no goodbye to clients (a crash). */
+  async kill(): Promise<void> {
+    await this.#terminate('SIGKILL');
+  }
+
+  /** Stop and delete the data dir. */
+  async stop(): Promise<void> {
+    await this.#terminate('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async #terminate(signal: NodeJS.Signals): Promise<void> {
+    const child = this.#process;
+    if (child === undefined) return;
+    this.#process = undefined;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
+
+  #spawn(): Promise<void> {
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      this.dir,
+      '--appendonly',
+      this.options.appendOnly === true ? 'yes' : 'no',
+      '--appendfsync',
+      this.options.appendFsync ?? 'everysec',
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'no',
+    ];
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new Promise<void>((resolve, reject) => {
+      let output = '';
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) {
+          child.stdout.off('data', onData);
+          child.stdout.resume();
+          this.#process = child;
+          resolve();
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.resume();
+      child.once('error', reject);
+      child.once('exit', (code) => {
+        if (this.#process === child) this.#process = undefined;
+        reject(new Error(`redis-server exited with ${String(code)} before it was ready:\n${output}`));
+      });
+    });
+  }
+}
