@@ -108,6 +108,17 @@ type KnownDraftOf<T extends KnownEventType> = {
 export type KnownEventDraft = { [T in KnownEventType]: KnownDraftOf<T> }[KnownEventType];
 
 /**
+ * A draft that passed validation against a session (`Session.check`): normalized (`surfaceOp` defaulted to
+ * `'append'` on surface types) and deep-frozen. Only `seq` and `time` are missing; the store assigns them.
+ */
+export interface ValidatedDraft {
+  readonly type: string;
+  readonly data: JsonValue;
+  readonly surfaceOp?: SurfaceOp;
+  readonly sourceEventSeqs?: readonly number[];
+}
+
+/**
  * What a writer appends: the store assigns `seq` and `time`. `data` is checked at run time
  * (lossless JSON, the known types' shapes), so it is typed loosely here.
  */
