@@ -32,6 +32,8 @@ export interface AssistantMessage extends JsonObject {
 
 export interface ToolMessage extends JsonObject {
   readonly role: 'tool';
+  /** The `callId` of the `tool/call` this answers (absent in the seed's example: then matched by `toolName`). */
+  readonly toolCallId?: string;
   readonly toolName: string;
   readonly content: JsonValue;
   readonly isError: boolean;

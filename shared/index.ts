@@ -19,3 +19,8 @@ export { MessageProjector } from './message-projector.ts';
 export type { ProjectionChange } from './message-projector.ts';
 export { Session } from './session.ts';
 export type { SessionListener, SessionOptions } from './session.ts';
+export { parseJsonl, toJsonl } from './jsonl.ts';
+export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from './lifecycle.ts';
+export type { LifecycleOptions } from './lifecycle.ts';
+export { LifecycleViolationCode } from './lifecycle-tracker.ts';
+export type { LifecycleViolation } from './lifecycle-tracker.ts';
