@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventDraft, LifecycleViolationCode } from '../../shared/index.ts';
-import { Session, parseJsonl, repairInterrupted, validateLifecycle } from '../../shared/index.ts';
+import type { EventDraft, LifecycleViolationCode, Session } from '../../shared/index.ts';
+import { parseJsonl, repairInterrupted, validateLifecycle } from '../../shared/index.ts';
 import { FIXTURE_NAMES, fixtureLog } from './support/fixtures.ts';
 import { drafts, replace, sessionOf } from './support/session-builders.ts';
 
