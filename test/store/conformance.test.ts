@@ -10,6 +10,8 @@ import type {
 } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
 
 /** A backend under test: `open()` gives a new store instance on it (another "hub node"). */
 interface ConformanceBackend {
@@ -245,6 +247,10 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
         expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
         expect(Object.keys(data)).toEqual(Object.keys(awkward));
         expect(Object.getOwnPropertyDescriptor(data, '__proto__')?.value).toEqual({ own: true });
+      }
+      // What the store hands out from its backend is deep-frozen (the committed result echoes the caller's drafts).
+      for (const copy of [read, watcher.batches[0]!.events]) {
+        const data = copy[0]!.data as Record<string, unknown>;
         expect(Object.isFrozen(copy[0]) && Object.isFrozen(data)).toBe(true);
         expect(Object.isFrozen((data['nested'] as Record<string, unknown>)['a'])).toBe(true);
       }
@@ -279,4 +285,12 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
 describeEventStoreConformance('memory', async () => {
   const shared = new MemoryBackend();
   return { open: async () => new MemoryStore({ backend: shared }), teardown: async () => {} };
+});
+describeEventStoreConformance('redis', async () => {
+  const server = await RedisServer.start();
+  const keyPrefix = `conf-${randomUUID().slice(0, 8)}:`;
+  return {
+    open: () => RedisStore.open({ url: server.url, keyPrefix }),
+    teardown: () => server.stop(),
+  };
 });
