@@ -22,13 +22,19 @@ export function newEpoch(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/** What a store hears from its backend: committed batches, and sessions that were deleted. */
+export interface BackendListener {
+  committed(batch: CommittedBatch): void;
+  deleted(sessionId: string): void;
+}
+
 /**
  * The shared "server" of in-memory stores: sessions and the notification bus. Several `MemoryStore`s on one
  * backend behave like several hub nodes on one Redis.
  */
 export class MemoryBackend {
   readonly #sessions = new Map<string, MemorySession>();
-  readonly #listeners = new Set<(batch: CommittedBatch) => void>();
+  readonly #listeners = new Set<BackendListener>();
 
   /** The session, created empty (with a fresh epoch) on first access. */
   session(sessionId: string): MemorySession {
@@ -50,17 +56,19 @@ export class MemoryBackend {
     return [...this.#sessions.keys()];
   }
 
-  /** Forget a session entirely; its next access gets a new epoch. */
+  /** Forget a session entirely (its next access gets a new epoch) and tell every listening store. */
   delete(sessionId: string): boolean {
-    return this.#sessions.delete(sessionId);
+    const deleted = this.#sessions.delete(sessionId);
+    for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
+    return deleted;
   }
 
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */
   publish(batch: CommittedBatch): void {
-    for (const listener of this.#listeners) queueMicrotask(() => listener(batch));
+    for (const listener of this.#listeners) queueMicrotask(() => listener.committed(batch));
   }
 
-  listen(listener: (batch: CommittedBatch) => void): () => void {
+  listen(listener: BackendListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

@@ -37,7 +37,10 @@ export class MemoryStore implements EventStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.backend = options.backend ?? new MemoryBackend();
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
-    this.#stopListening = this.backend.listen((batch) => this.#watchers.deliver(batch));
+    this.#stopListening = this.backend.listen({
+      committed: (batch) => this.#watchers.deliver(batch),
+      deleted: (sessionId) => this.#watchers.resync([sessionId]),
+    });
   }
 
   async head(sessionId: string): Promise<SessionHead> {
@@ -93,6 +96,17 @@ export class MemoryStore implements EventStore {
 
   async ping(): Promise<void> {
     this.#checkOpen();
+  }
+
+  async listSessions(): Promise<string[]> {
+    this.#checkOpen();
+    return this.backend.sessionIds();
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    return this.backend.delete(sessionId);
   }
 
   async close(): Promise<void> {

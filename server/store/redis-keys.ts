@@ -31,6 +31,11 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
   return { log: `${base}log`, epoch: `${base}epoch`, idempotency: `${base}idem`, channel: `${base}ch` };
 }
 
+/** SCAN MATCH pattern of every epoch key under `prefix` (glob characters of the prefix escaped). */
+export function epochKeyPattern(prefix: string): string {
+  return `${prefix.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}{*}:epoch`;
+}
+
 /** The session id of an epoch key of this prefix (for listing sessions), or undefined. */
 export function sessionIdOfEpochKey(prefix: string, key: string): string | undefined {
   if (!key.startsWith(`${prefix}{`) || !key.endsWith('}:epoch')) return undefined;

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { StoreUnavailableError, type StoreWatchHandlers } from './event-store.ts';
 import { decodeCommittedMessage } from './redis-entries.ts';
+import { DELETED_NOTICE } from './redis-scripts.ts';
 import type { StoreErrorReporter } from './watcher-registry.ts';
 import { WatcherRegistry } from './watcher-registry.ts';
 
@@ -95,6 +96,10 @@ export class RedisNotifications {
   #onMessage(channelBuffer: Buffer, message: Buffer): void {
     const sessionId = this.#byChannel.get(channelBuffer.toString());
     if (sessionId === undefined) return; // unsubscribed meanwhile
+    if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+      this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
+      return;
+    }
     try {
       this.#watchers.deliver(decodeCommittedMessage(sessionId, message));
     } catch (error) {

@@ -52,3 +52,16 @@ if not epoch then
 end
 return {epoch, redis.call('XLEN', KEYS[1])}
 `;
+
+/** The message published on a session's channel when the session was deleted. */
+export const DELETED_NOTICE = 'deleted';
+
+/**
+ * Delete a session and tell every node. KEYS: 1 log, 2 epoch, 3 idempotency hash. ARGV: 1 channel.
+ * Returns the number of keys deleted.
+ */
+export const DELETE_SCRIPT = `#!lua flags=allow-oom
+local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
+return deleted
+`;

@@ -14,9 +14,16 @@ import {
 import { newEpoch } from './memory-backend.ts';
 import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
 import { toStoreError } from './redis-errors.ts';
-import { checkKeyPrefix, DEFAULT_KEY_PREFIX, sessionKeys, type SessionKeys } from './redis-keys.ts';
+import {
+  checkKeyPrefix,
+  DEFAULT_KEY_PREFIX,
+  epochKeyPattern,
+  sessionIdOfEpochKey,
+  sessionKeys,
+  type SessionKeys,
+} from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { COMMIT_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
 import { checkCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
@@ -42,6 +49,7 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(...args: string[]): Promise<unknown>;
+  shDelete(...args: string[]): Promise<unknown>;
 }
 
 function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
@@ -97,6 +105,7 @@ export class RedisStore implements EventStore {
     this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
     command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
     this.#redis = command as Redis & ScriptCommands;
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -112,6 +121,7 @@ export class RedisStore implements EventStore {
     const store = new RedisStore(options);
     try {
       await store.whenReady();
+      await store.#checkServerVersion();
       return store;
     } catch (error) {
       await store.close();
@@ -203,6 +213,30 @@ export class RedisStore implements EventStore {
     await this.#call('ping', false, () => this.#redis.ping());
   }
 
+  async listSessions(): Promise<string[]> {
+    const sessionIds: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#call('list', false, () =>
+        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix), 'COUNT', 1000),
+      );
+      cursor = next;
+      for (const key of keys) {
+        const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
+        if (sessionId !== undefined) sessionIds.push(sessionId);
+      }
+    } while (cursor !== '0');
+    return [...new Set(sessionIds)]; // SCAN may return a key twice
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    const deleted = await this.#call('delete', false, () =>
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.channel),
+    );
+    return Number(deleted) > 0;
+  }
+
   async close(): Promise<void> {
     this.#notifications.close();
     await Promise.all(
@@ -215,6 +249,15 @@ export class RedisStore implements EventStore {
           : connection.disconnect(),
       ),
     );
+  }
+
+  /** The scripts use `#!lua` shebang flags: Redis 7.0 or newer. */
+  async #checkServerVersion(): Promise<void> {
+    const info = await this.#call('info', false, () => this.#redis.info('server'));
+    const version = /^redis_version:(\d+)\./m.exec(info)?.[1];
+    if (version !== undefined && Number(version) < 7) {
+      throw new Error(`session-hub needs Redis 7.0 or newer (found ${version}.x)`);
+    }
   }
 
   async #call<T>(operation: string, isCommit: boolean, send: () => Promise<T>): Promise<T> {

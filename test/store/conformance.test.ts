@@ -276,6 +276,27 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       expect((await a.head('x'.repeat(256))).headSeq).toBe(-1);
     });
 
+    it('lists sessions, and deletes one: new epoch, empty log, watchers told to resync', async () => {
+      const sessionId = newSession();
+      const { epoch } = await a.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(2), idempotencyKey: 'k' });
+      expect(await b.listSessions()).toContain(sessionId);
+      const watcher = recorder();
+      b.watch(sessionId, watcher);
+      await b.head(sessionId);
+      expect(await a.deleteSession(sessionId)).toBe(true);
+      await vi.waitFor(() => expect(watcher.resyncs).toBe(1), WAIT);
+      expect(await b.listSessions()).not.toContain(sessionId);
+      expect(await b.read(sessionId, 0, 10)).toEqual([]);
+      const fresh = await b.head(sessionId);
+      expect(fresh.headSeq).toBe(-1);
+      expect(fresh.epoch).not.toBe(epoch);
+      // The idempotency keys went with it.
+      const again = await a.commit({ sessionId, expectedSeq: 0, events: drafts(1), idempotencyKey: 'k' });
+      expect(again.status).toBe('committed');
+      expect(await a.deleteSession(newSession())).toBe(false);
+    });
+
     it('answers ping while the backend is up', async () => {
       await expect(a.ping()).resolves.toBeUndefined();
     });
