@@ -74,8 +74,6 @@ export interface BenchAppender {
 export interface HubTarget extends SystemTarget {
   /** An SDK (`HubClient`) connection appending bench events. */
   sdkAppender(port: number): Promise<BenchAppender>;
-  /** Fill a session with `count` bench events (big batches; not measured). */
-  fill(port: number, sessionId: string, count: number): Promise<void>;
   /** A new raw-protocol subscriber replays `sessionId` from seq 0 until `live`. */
   catchUp(port: number, sessionId: string): Promise<CatchUpRun>;
 }

@@ -1,32 +1,39 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { benchDraft } from '../workload.ts';
-import { decodeWire, encodeWire } from '../wire.ts';
+import { RedisStore, type ValidatedDraft } from '../../server/index.ts';
+import type { JsonValue } from '../../shared/index.ts';
+import { benchBatch } from '../workload.ts';
+import { decodeWire } from '../wire.ts';
 
-export interface XrangeResult {
+export interface ReplayResult {
   readonly events: number;
   readonly pageSize: number;
   readonly elapsedMs: number;
   readonly eventsPerSec: number;
 }
 
-/** Fill a stream with `count` stored bench events (entry id `<seq>-1`, as the Redis store writes them). */
-export async function fillStream(redis: Redis, key: string, count: number): Promise<void> {
-  const time = Date.now();
+/** Fill a session of the Redis store with `count` bench events (commits of 1,000; not measured). */
+export async function fillSessionInStore(store: RedisStore, sessionId: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += 1000) {
-    const pipeline = redis.pipeline();
-    for (let seq = first; seq < Math.min(count, first + 1000); seq++) {
-      pipeline.xadd(key, `${seq}-1`, 'e', encodeWire({ seq, time, ...benchDraft(seq, 0) }));
-    }
-    await pipeline.exec();
+    const events: ValidatedDraft[] = benchBatch(first, Math.min(1000, count - first), 0).map((draft) => ({
+      type: draft.type,
+      data: draft.data as JsonValue,
+    }));
+    const result = await store.commit({ sessionId, expectedSeq: first, events });
+    if (result.status !== 'committed') throw new Error(`fill: commit ${result.status}`);
   }
 }
 
+function summarize(events: number, pageSize: number, start: number): ReplayResult {
+  const elapsedMs = performance.now() - start;
+  return { events, pageSize, elapsedMs, eventsPerSec: (events * 1000) / elapsedMs };
+}
+
 /**
- * The catch-up baseline: read a whole stream from the start with XRANGE pages of `pageSize`, decoding every
- * entry (a reader needs the events, not the bytes). One page in flight at a time, as a replay does.
+ * The catch-up baseline: page a stream from the start with raw XRANGE (`pageSize` entries, one page in flight, as
+ * a replay does) and msgpack-decode every entry's `e` field (a reader needs the events, not the bytes).
  */
-export async function pageStream(redis: Redis, key: string, pageSize: number): Promise<XrangeResult> {
+export async function pageStream(redis: Redis, key: string, pageSize: number): Promise<ReplayResult> {
   const start = performance.now();
   let events = 0;
   let from = '-';
@@ -41,20 +48,28 @@ export async function pageStream(redis: Redis, key: string, pageSize: number): P
     if (last === undefined || page.length < pageSize) break;
     from = `(${last[0].toString()}`;
   }
-  const elapsedMs = performance.now() - start;
-  return { events, pageSize, elapsedMs, eventsPerSec: (events * 1000) / elapsedMs };
+  return summarize(events, pageSize, start);
 }
 
-/** Fill a fresh stream with `count` events, page through it, delete it. */
-export async function runXrangeBaseline(redisUrl: string, count: number, pageSize: number): Promise<XrangeResult> {
+/** The same replay through `RedisStore.read` (entry checks, body verification, deep freeze): the store's share. */
+export async function pageStore(store: RedisStore, sessionId: string, pageSize: number): Promise<ReplayResult> {
+  const start = performance.now();
+  let events = 0;
+  for (;;) {
+    const page = await store.read(sessionId, events, pageSize);
+    events += page.length;
+    if (page.length < pageSize) break;
+  }
+  return summarize(events, pageSize, start);
+}
+
+/** Raw XRANGE paging of a session's stream in the Redis store (one warm-up pass, then the measured one). */
+export async function runXrangeBaseline(redisUrl: string, key: string, pageSize: number): Promise<ReplayResult> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const key = `bench:xrange:${Date.now()}`;
   try {
-    await fillStream(redis, key, count);
-    await pageStream(redis, key, pageSize); // warm-up pass (JIT, Redis page cache)
+    await pageStream(redis, key, pageSize);
     return await pageStream(redis, key, pageSize);
   } finally {
-    await redis.del(key);
     redis.disconnect();
   }
 }

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillStream, pageStream } from '../../bench/baselines/xrange.ts';
+import { RedisStore } from '../../server/index.ts';
+import { fillSessionInStore, pageStore, pageStream } from '../../bench/baselines/xrange.ts';
 import { runXaddBaseline } from '../../bench/baselines/xadd.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
@@ -13,17 +14,18 @@ afterAll(async () => {
 });
 
 describe('Redis baselines (tiny inputs)', () => {
-  it('XRANGE paging reads back every event of a filled stream, ids <seq>-1', async () => {
+  it('XRANGE and RedisStore.read paging read back every event of a session filled through the store', async () => {
     const client = new Redis(redis.url);
+    const store = await RedisStore.open({ url: redis.url });
     try {
-      await fillStream(client, 'smoke:log', 2_345);
-      expect(await client.xlen('smoke:log')).toBe(2_345);
-      const [[firstId]] = (await client.xrange('smoke:log', '-', '+', 'COUNT', 1)) as [[string, string[]]];
-      expect(firstId).toBe('0-1');
-      const result = await pageStream(client, 'smoke:log', 500);
-      expect(result.events).toBe(2_345);
+      await fillSessionInStore(store, 'smoke', 2_345);
+      const key = store.keys('smoke').log;
+      expect(await client.xlen(key)).toBe(2_345);
+      expect((await pageStream(client, key, 500)).events).toBe(2_345);
+      expect((await pageStore(store, 'smoke', 500)).events).toBe(2_345);
     } finally {
       client.disconnect();
+      await store.close();
     }
   });
 
