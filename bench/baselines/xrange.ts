@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { RedisStore, type ValidatedDraft } from '../../server/index.ts';
+import type { RedisStore } from '../../server/index.ts';
+import { type ValidatedDraft } from '../../server/index.ts';
 import type { JsonValue } from '../../shared/index.ts';
 import { benchBatch } from '../workload.ts';
 import { decodeWire } from '../wire.ts';
