@@ -42,7 +42,7 @@ function cells(row: Row): string[] {
     row.hub === null ? '—' : `${formatNumber(row.hub)}${unit}`,
     row.baselineName ?? '',
     row.baseline === null ? (row.baselineName === null ? '' : '—') : `${formatNumber(row.baseline)}${unit}`,
-    r === null ? '' : `${r.toFixed(2)}×`,
+    r === null ? '' : `${formatNumber(r)}×`,
     row.target,
     row.met === null ? '' : row.met ? 'yes' : 'NO',
   ];
