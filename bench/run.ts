@@ -33,6 +33,18 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   projection: (context) => runProjection(context.quick),
 };
 
+/** The hub target (bench/hub-target.ts), or undefined while the hub is not part of the tree. */
+async function loadHubTarget(context: BenchContext): Promise<HubTarget | undefined> {
+  const specifier = './hub-target.ts';
+  try {
+    const loaded = (await import(specifier)) as { hubTarget(context: BenchContext): HubTarget };
+    return loaded.hubTarget(context);
+  } catch (error) {
+    log(`hub not available, measuring the baselines only (${error instanceof Error ? error.message : String(error)})`);
+    return undefined;
+  }
+}
+
 async function main(options: BenchOptions): Promise<void> {
   const started = performance.now();
   const machine = machineInfo();
@@ -45,7 +57,7 @@ async function main(options: BenchOptions): Promise<void> {
     redisUrl: redis.url,
     ...(options.profile ? { cpuProfileDir: `${resultsDir}profiles` } : {}),
   };
-  const hub: HubTarget | undefined = undefined;
+  const hub = await loadHubTarget(context);
   const rows: Row[] = [];
   const raw: Record<string, unknown> = {};
   const errors: Record<string, string> = {};

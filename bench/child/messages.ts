@@ -26,6 +26,8 @@ export interface ChildSample {
   readonly lagMaxMs: number;
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  /** The CPU profile of the window, when profiling (`npm run bench -- --profile`). */
+  readonly profileFile?: string;
 }
 
 export interface ChildReply {

@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChildReady, ChildReply, ChildRequest, ChildSample } from './messages.ts';
+import { WindowProfiler } from './window-profiler.ts';
 
 /** A server running inside a child process. */
 export interface ChildServer {
@@ -13,8 +14,9 @@ function send(message: ChildReady | ChildReply): void {
 
 /**
  * Child-process side of the bench: start the server, report `ready` with its ports, then answer `mark`
- * (reset CPU and event-loop counters), `sample` (CPU, lag, memory since mark), `gc` (collect, then sample; needs
- * --expose-gc) and `stop` (close the server and exit, which also writes a --cpu-prof profile).
+ * (reset CPU and event-loop counters; start a CPU profile when BENCH_PROFILE_DIR is set), `sample` (CPU, lag,
+ * memory since mark; stop and write the profile), `gc` (collect, then sample; needs
+ * --expose-gc) and `stop` (close the server and exit).
  */
 export async function serveInChild(start: () => Promise<ChildServer>): Promise<void> {
   if (process.send === undefined) throw new Error('run me from the bench runner (needs an IPC channel)');
@@ -36,20 +38,29 @@ export async function serveInChild(start: () => Promise<ChildServer>): Promise<v
       heapUsedBytes: memory.heapUsed,
     };
   };
+  const profiler = WindowProfiler.fromEnv();
   const server = await start();
   process.on('message', (raw: ChildRequest) => {
     void (async (): Promise<void> => {
       try {
         switch (raw.op) {
           case 'mark':
+            await profiler?.start();
             delay.reset();
             cpuAtMark = process.cpuUsage();
             wallAtMark = performance.now();
             send({ kind: 'reply', id: raw.id });
             return;
-          case 'sample':
-            send({ kind: 'reply', id: raw.id, sample: sample() });
+          case 'sample': {
+            const measured = sample();
+            const profileFile = await profiler?.stop();
+            send({
+              kind: 'reply',
+              id: raw.id,
+              sample: profileFile === undefined ? measured : { ...measured, profileFile },
+            });
             return;
+          }
           case 'gc':
             await collectGarbage();
             send({ kind: 'reply', id: raw.id, sample: sample() });

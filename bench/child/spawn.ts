@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ChildOperation, ChildSample } from './messages.ts';
 
@@ -10,7 +9,7 @@ export interface SpawnServerOptions {
   readonly config: unknown;
   /** Start with --expose-gc (memory scenario). */
   readonly exposeGc?: boolean;
-  /** Write a CPU profile into this directory on exit (--cpu-prof). */
+  /** Write a V8 CPU profile of every measured window (mark → sample) into this directory. */
   readonly cpuProfileDir?: string;
   /** Name used in the profile file name and error messages. */
   readonly name: string;
@@ -50,22 +49,15 @@ export class ServerProcess {
     const entry = fileURLToPath(new URL(`../${options.entry}`, import.meta.url));
     const flags = ['--import', 'tsx'];
     if (options.exposeGc === true) flags.push('--expose-gc');
-    if (options.cpuProfileDir !== undefined) {
-      mkdirSync(options.cpuProfileDir, { recursive: true });
-      flags.push(
-        '--cpu-prof',
-        '--cpu-prof-dir',
-        options.cpuProfileDir,
-        '--cpu-prof-name',
-        `${options.name}-${Date.now()}.cpuprofile`,
-      );
-    }
     const child = spawn(process.execPath, [...flags, entry], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
         BENCH_CONFIG: JSON.stringify(options.config),
         LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+        ...(options.cpuProfileDir === undefined
+          ? {}
+          : { BENCH_PROFILE_DIR: options.cpuProfileDir, BENCH_PROFILE_NAME: options.name }),
       },
     });
     const ports = await new Promise<readonly number[]>((resolve, reject) => {
@@ -111,7 +103,7 @@ export class ServerProcess {
     return sample;
   }
 
-  /** Close the server and wait for the process to exit (this writes its CPU profile, if any). */
+  /** Close the server and wait for the process to exit. */
   async stop(): Promise<void> {
     const child = this.#child;
     if (child.exitCode !== null || child.signalCode !== null) return;

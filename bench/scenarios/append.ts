@@ -107,7 +107,7 @@ export async function runAppend(
   hub: HubTarget | undefined,
   log: (line: string) => void,
 ): Promise<{ rows: Row[]; raw: AppendResults }> {
-  const timing: Timing = context.quick ? { warmupMs: 500, durationMs: 2000 } : { warmupMs: 1000, durationMs: 5000 };
+  const timing: Timing = context.quick ? { warmupMs: 300, durationMs: 1500 } : { warmupMs: 1000, durationMs: 5000 };
   const sessions = 64;
   const results: AppendResults = { xadd: {}, hub: {} };
   for (const batch of [1, 16]) {
