@@ -285,6 +285,7 @@ export function parseServerMessage(value: unknown): ServerMessage {
     case 'unsubscribed':
       return { type, id: reader.index('id'), sessionId: reader.string('sessionId') };
     case 'pong':
+    case 'authenticated':
       return { type, id: reader.index('id') };
     case 'error':
       return parseError(reader);
