@@ -1,6 +1,6 @@
 import { createHub } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, type Logger } from './logger.ts';
 import { MemoryStore } from './store/memory-store.ts';
 import { RedisStore } from './store/redis-store.ts';
 import type { EventStore } from './store/event-store.ts';
@@ -37,10 +37,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   return serve(options);
 }
 
-async function openStore(options: ServeOptions): Promise<EventStore> {
-  if (options.redisUrl === undefined) return new MemoryStore();
+async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
+  const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
+  if (options.redisUrl === undefined) return new MemoryStore({ onError });
   return RedisStore.open({
     url: options.redisUrl,
+    onError,
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
   });
 }
@@ -49,7 +51,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const logger = createLogger(options.logLevel);
   let store: EventStore;
   try {
-    store = await openStore(options);
+    store = await openStore(options, logger);
   } catch (error) {
     logger.fatal({ err: error, redis: options.redisUrl }, 'could not open the store');
     process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);

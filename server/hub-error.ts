@@ -34,7 +34,8 @@ function hasCode(error: unknown, code: string): boolean {
 
 /**
  * Map anything thrown while serving a request to a `HubError`: session-log errors keep their code (with
- * `path`/`seq` details), store outages become STORE_UNAVAILABLE, decode/parse errors PARSE_ERROR/BAD_REQUEST,
+ * `path`/`seq` details), store outages become STORE_UNAVAILABLE, bad store arguments and decode/parse errors
+ * BAD_REQUEST/PARSE_ERROR,
  * anything else INTERNAL (with a generic message: internals are logged, not sent).
  */
 export function toHubError(error: unknown): HubError {
@@ -49,9 +50,17 @@ export function toHubError(error: unknown): HubError {
     return new HubError(HubErrorCode.INTERNAL, `session log error: ${error.message}`, details, { cause: error });
   }
   if (hasCode(error, HubErrorCode.STORE_UNAVAILABLE)) {
-    return new HubError(HubErrorCode.STORE_UNAVAILABLE, 'the store is unavailable; nothing was written', undefined, {
-      cause: error,
-    });
+    // A commit cut off mid-flight may have happened: retrying with the same idempotency key is safe.
+    const maybeCommitted = typeof error === 'object' && error !== null && 'maybeCommitted' in error;
+    const unknown = maybeCommitted && error.maybeCommitted === true;
+    const message = unknown
+      ? 'the store became unavailable during the commit; retry with the same idempotency key'
+      : 'the store is unavailable; nothing was written';
+    return new HubError(HubErrorCode.STORE_UNAVAILABLE, message, { maybeCommitted: unknown }, { cause: error });
+  }
+  if (error instanceof Error && hasCode(error, HubErrorCode.BAD_REQUEST)) {
+    // e.g. the store's StoreRequestError (a session id it cannot hold)
+    return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   }
   if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
   if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);

@@ -46,7 +46,11 @@ describe('hub: append over the socket', () => {
       events: [{ type: 'x/y', data: { nested: [1, { deep: Number.NaN }] } }],
     });
     expect(badJson).toMatchObject({ type: 'error', code: 'INVALID_JSON', details: { path: 'data.nested[1].deep' } });
-    const badShape = await client.request({ type: 'append', sessionId: 'a2', events: [{ type: 'turn/start', data: {} }] });
+    const badShape = await client.request({
+      type: 'append',
+      sessionId: 'a2',
+      events: [{ type: 'turn/start', data: {} }],
+    });
     expect(badShape).toMatchObject({ type: 'error', code: 'INVALID_EVENT', details: { seq: 1 } });
     expect((await store.head('a2')).headSeq).toBe(0);
   });
@@ -91,12 +95,21 @@ describe('hub: append over the socket', () => {
 
   it('reports a key reused for a different batch as IDEMPOTENCY_MISMATCH', async () => {
     await client.request({ type: 'append', sessionId: 'a6', events: [user('a')], idempotencyKey: 'same' });
-    const reply = await client.request({ type: 'append', sessionId: 'a6', events: [user('b')], idempotencyKey: 'same' });
+    const reply = await client.request({
+      type: 'append',
+      sessionId: 'a6',
+      events: [user('b')],
+      idempotencyKey: 'same',
+    });
     expect(reply).toMatchObject({ type: 'error', code: 'IDEMPOTENCY_MISMATCH', details: { firstSeq: 0, lastSeq: 0 } });
   });
 
   it('enforces the batch and event size limits without writing anything', async () => {
-    const many = await client.request({ type: 'append', sessionId: 'a7', events: range(1, 6).map((n) => user(`${n}`)) });
+    const many = await client.request({
+      type: 'append',
+      sessionId: 'a7',
+      events: range(1, 6).map((n) => user(`${n}`)),
+    });
     expect(many).toMatchObject({ type: 'error', code: 'BATCH_TOO_LARGE', details: { events: 6, limit: 5 } });
     const big = await client.request({ type: 'append', sessionId: 'a7', events: [user('ok'), user('x'.repeat(3000))] });
     expect(big).toMatchObject({ type: 'error', code: 'EVENT_TOO_LARGE', details: { index: 1, limit: 2000 } });
