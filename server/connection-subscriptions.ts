@@ -58,7 +58,10 @@ export class ConnectionSubscriptions {
       entry.channel = channel;
       if (this.#entries.get(sessionId) !== entry) {
         this.#deps.channels.release(channel, subscription);
-        return;
+        throw new HubError(
+          HubErrorCode.NOT_SUBSCRIBED,
+          `unsubscribed from ${sessionId} before the subscription started`,
+        );
       }
       await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
     } catch (error) {

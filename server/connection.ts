@@ -88,13 +88,13 @@ export class Connection {
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
-    this.#deps.metrics.framesSent.inc();
+    this.#deps.metrics.hot.framesSent++;
   }
 
   #sendBatch(batch: LiveBatch): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
-    this.#deps.metrics.framesSent.inc();
+    this.#deps.metrics.hot.framesSent++;
   }
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
@@ -106,7 +106,7 @@ export class Connection {
 
   #onFrame(data: RawData, isBinary: boolean): void {
     if (this.#state === 'closed') return;
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (this.#state === 'hello') this.#format = isBinary ? 'binary' : 'text';
     let message: ClientMessage;
     try {

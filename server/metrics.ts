@@ -6,6 +6,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  */
 export class HubMetrics {
   readonly registry = new Registry();
+  /** Counts bumped on the fan-out hot path as plain numbers; the counters read them at scrape time. */
+  readonly hot = { deliveries: 0, framesSent: 0 };
   readonly connections: Gauge;
   readonly subscriptions: Gauge;
   readonly watchedSessions: Gauge;
@@ -57,12 +59,25 @@ export class HubMetrics {
       registers,
     });
     this.eventsAppended = new Counter({ name: `${prefix}events_appended_total`, help: 'Events committed', registers });
+    const hot = this.hot;
     this.deliveries = new Counter({
       name: `${prefix}deliveries_total`,
       help: 'Events sent to subscribers (one per event per subscriber)',
       registers,
+      collect() {
+        this.reset();
+        this.inc(hot.deliveries);
+      },
     });
-    this.framesSent = new Counter({ name: `${prefix}frames_sent_total`, help: 'WebSocket frames sent', registers });
+    this.framesSent = new Counter({
+      name: `${prefix}frames_sent_total`,
+      help: 'WebSocket frames sent',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(hot.framesSent);
+      },
+    });
     this.catchUpReads = new Counter({
       name: `${prefix}catchup_reads_total`,
       help: 'Store reads made by subscriptions catching up',

@@ -30,6 +30,10 @@ export interface SubscribeParams {
 }
 
 const retryMinMs = 100;
+
+function unsubscribedMeanwhile(sessionId: string): HubError {
+  return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
+}
 const retryMaxMs = 5000;
 
 /**
@@ -85,7 +89,7 @@ export class Subscription implements ChannelListener {
         );
       }
     }
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
     // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
     const epochChanged = params.epoch !== undefined && params.epoch !== channel.epoch;
     this.#deps.sink.send({
@@ -206,12 +210,12 @@ export class Subscription implements ChannelListener {
     if (part === undefined) return;
     this.#deps.sink.sendBatch(part);
     this.#nextSeq = part.lastSeq + 1;
-    this.#deps.metrics.deliveries.inc(part.events.length);
+    this.#deps.metrics.hot.deliveries += part.events.length;
   }
 
   #sendEvents(events: readonly SessionEvent[]): void {
     this.#deps.sink.send({ type: 'events', sessionId: this.sessionId, events });
     this.#nextSeq = events[events.length - 1]!.seq + 1;
-    this.#deps.metrics.deliveries.inc(events.length);
+    this.#deps.metrics.hot.deliveries += events.length;
   }
 }

@@ -10,7 +10,8 @@ import {
   type SessionEvent,
 } from '../../shared/index.ts';
 
-type Request = ClientMessage extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
+/** A client request without its id: typed loosely on purpose (tests send wrong shapes too). */
+type Request = { readonly type: ClientMessage['type'] | (string & {}) } & Readonly<Record<string, unknown>>;
 
 export interface RawClientOptions {
   /** Frame format: msgpack binary frames (default) or JSON text frames. */

@@ -1,52 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
-import type { CommitRequest, CommitResult, EventStore } from '../../server/store/event-store.ts';
+import type { CommitRequest, CommitResult } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { startHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 /** A real MemoryStore whose commits wait at a gate the test opens (to hold an append in flight). */
-function gatedStore(inner: MemoryStore) {
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
+class GatedStore extends MemoryStore {
+  open!: () => void;
+  readonly #gate = new Promise<void>((resolve) => {
+    this.open = resolve;
   });
-  let reached!: () => void;
-  const waiting = new Promise<void>((resolve) => {
-    reached = resolve;
+  reached!: () => void;
+  readonly waiting = new Promise<void>((resolve) => {
+    this.reached = resolve;
   });
-  const store: EventStore = {
-    engine: inner.engine,
-    head: (sessionId) => inner.head(sessionId),
-    read: (sessionId, fromSeq, limit) => inner.read(sessionId, fromSeq, limit),
-    watch: (sessionId, handlers) => inner.watch(sessionId, handlers),
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    commit: async (request: CommitRequest): Promise<CommitResult> => {
-      reached();
-      await gate;
-      return inner.commit(request);
-    },
-  };
-  return { store, open, waiting };
+
+  override async commit(request: CommitRequest): Promise<CommitResult> {
+    this.reached();
+    await this.#gate;
+    return super.commit(request);
+  }
 }
 
 describe('hub: graceful shutdown', () => {
   it('finishes the in-flight append, refuses new ones, then closes sockets with 1001 GOING_AWAY', async () => {
-    const { store, open, waiting } = gatedStore(new MemoryStore());
+    const store = new GatedStore();
     const hub = await startHub({ store });
     const writer = await RawHubClient.connect(hub.wsUrl);
     const watcher = await RawHubClient.connect(hub.wsUrl);
     await watcher.request({ type: 'subscribe', sessionId: 's' });
     const inFlight = writer.request({ type: 'append', sessionId: 's', events: [{ type: 'x/y', data: 1 }] });
-    await waiting;
+    await store.waiting;
     const closing = hub.close();
     const ready = await fetch(`${hub.url}/readyz`).catch(() => undefined);
     if (ready !== undefined) expect(ready.status).toBe(503);
     const refused = await writer.request({ type: 'append', sessionId: 's', events: [{ type: 'x/y', data: 2 }] });
     expect(refused).toMatchObject({ type: 'error', code: 'SHUTTING_DOWN' });
-    open();
+    store.open();
     expect(await inFlight).toMatchObject({ type: 'ack', firstSeq: 0 });
     await closing;
     expect((await writer.closed).code).toBe(CloseCode.GOING_AWAY);
