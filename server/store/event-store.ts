@@ -1,13 +1,7 @@
-import type { SessionEvent, SurfaceOp } from '../../shared/index.ts';
-import type { JsonValue } from '../../shared/index.ts';
+import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
-/** An event that passed validation against the session at `expectedSeq`: only seq and time are missing. */
-export interface ValidatedDraft {
-  readonly type: string;
-  readonly data: JsonValue;
-  readonly surfaceOp?: SurfaceOp;
-  readonly sourceEventSeqs?: readonly number[];
-}
+/** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
+export type { ValidatedDraft } from '../../shared/index.ts';
 
 export interface SessionHead {
   /** Identity of the session's stored data; changes when the data was lost. */
