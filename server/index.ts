@@ -1,4 +1,4 @@
-export * from './store/event-store.ts';
+export * from './store/index.ts';
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
 export {
   defaultLimits,
