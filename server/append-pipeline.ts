@@ -156,7 +156,7 @@ export class AppendPipeline {
       }
       case 'duplicate':
         return duplicateOutcome(sessionId, result);
-      default:
+      case 'idempotency-mismatch':
         throw idempotencyMismatch(result);
     }
   }
@@ -187,7 +187,7 @@ export class AppendPipeline {
         return undefined;
       case 'committed':
         throw new HubError(HubErrorCode.INTERNAL, 'the store committed a probe at an impossible seq');
-      default:
+      case 'idempotency-mismatch':
         throw idempotencyMismatch(result);
     }
   }

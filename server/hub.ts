@@ -81,6 +81,7 @@ export function createHub(input: HubConfig): Hub {
       logger,
       nodeName,
       isShuttingDown: () => shuttingDown,
+      onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
     }),
   );
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });

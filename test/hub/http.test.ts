@@ -107,12 +107,38 @@ describe('hub: HTTP API', () => {
     expect(((await badQuery.json()) as ErrorBody).error.code).toBe('BAD_REQUEST');
   });
 
+  it('lists sessions and deletes one (admin): its subscribers get reset and the log starts over', async () => {
+    const watcher = await RawHubClient.connect(hub.wsUrl);
+    await watcher.request({ type: 'append', sessionId: 'doomed', events: [user('a'), user('b')] });
+    const subscribed = await watcher.request({ type: 'subscribe', sessionId: 'doomed' });
+    await watcher.waitFor((message) => message.type === 'live');
+    const list = (await (await fetch(`${hub.url}/v1/sessions`)).json()) as { sessions: string[] };
+    expect(list.sessions).toContain('doomed');
+    expect(list.sessions).toEqual([...list.sessions].sort());
+
+    const deleted = await fetch(`${hub.url}/v1/sessions/doomed`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ sessionId: 'doomed', deleted: true });
+    const reset = await watcher.waitFor((message) => message.type === 'reset');
+    expect(reset.type === 'reset' && subscribed.type === 'subscribed' && reset.epoch !== subscribed.epoch).toBe(true);
+    const ack = await watcher.request({ type: 'append', sessionId: 'doomed', events: [user('again')] });
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 0, epoch: reset.type === 'reset' ? reset.epoch : '' });
+    await watcher.waitFor((m) => m.type === 'events' && m.events[0]?.seq === 0, {
+      from: watcher.messages.indexOf(reset),
+    });
+    expect(watcher.seqs('doomed')).toEqual([0]);
+    const missing = await fetch(`${hub.url}/v1/sessions/never-there`, { method: 'DELETE' });
+    expect(missing.status).toBe(404);
+    await watcher.close();
+  });
+
   it('answers unknown routes with 404 and wrong methods with 405', async () => {
     const missing = await fetch(`${hub.url}/nope`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
     expect((await fetch(`${hub.url}/healthz`, { method: 'POST' })).status).toBe(405);
-    expect((await fetch(`${hub.url}/v1/sessions/x`, { method: 'DELETE' })).status).toBe(405);
+    expect((await fetch(`${hub.url}/v1/sessions/x`, { method: 'PUT' })).status).toBe(405);
+    expect((await fetch(`${hub.url}/v1/sessions`, { method: 'POST' })).status).toBe(405);
   });
 
   it('exposes Prometheus metrics for connections, subscriptions, appends, deliveries, catch-up, errors and lag', async () => {
