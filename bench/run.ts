@@ -15,6 +15,7 @@ import { runCatchUp } from './scenarios/catchup.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
+import { hubTarget } from './hub-target.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
@@ -33,12 +34,10 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   projection: (context) => runProjection(context.quick),
 };
 
-/** The hub target (bench/hub-target.ts), or undefined while the hub is not part of the tree. */
+/** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */
 async function loadHubTarget(context: BenchContext): Promise<HubTarget | undefined> {
-  const specifier = './hub-target.ts';
   try {
-    const loaded = (await import(specifier)) as { hubTarget(context: BenchContext): HubTarget };
-    return loaded.hubTarget(context);
+    return await hubTarget(context, log);
   } catch (error) {
     log(`hub not available, measuring the baselines only (${error instanceof Error ? error.message : String(error)})`);
     return undefined;

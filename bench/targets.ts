@@ -72,8 +72,10 @@ export interface BenchAppender {
 
 /** The hub, seen from the bench: the fan-out clients plus what the other scenarios need. */
 export interface HubTarget extends SystemTarget {
-  /** An SDK (`HubClient`) connection appending bench events. */
-  sdkAppender(port: number): Promise<BenchAppender>;
+  /** Which client the append scenario goes through: the SDK (`HubClient`), or raw protocol without it. */
+  readonly appenderKind: 'SDK' | 'raw';
+  /** One connection appending bench events. */
+  appender(port: number): Promise<BenchAppender>;
   /** A new raw-protocol subscriber replays `sessionId` from seq 0 until `live`. */
   catchUp(port: number, sessionId: string): Promise<CatchUpRun>;
 }

@@ -8,6 +8,8 @@ import { LatencyRecorder, type LatencySummary } from '../stats.ts';
 import { stopAll, type BenchAppender, type BenchContext, type HubTarget } from '../targets.ts';
 
 export interface HubAppendResult {
+  /** The client the appends went through. */
+  readonly client: 'SDK' | 'raw';
   readonly batch: number;
   readonly sessions: number;
   readonly connections: number;
@@ -38,7 +40,7 @@ async function runHubAppend(
   const appenders: BenchAppender[] = [];
   let errors = 0;
   try {
-    for (let index = 0; index < CONNECTIONS; index++) appenders.push(await hub.sdkAppender(server.ports[0]!));
+    for (let index = 0; index < CONNECTIONS; index++) appenders.push(await hub.appender(server.ports[0]!));
     const prefix = `bench-append-${batch}-${Date.now()}`;
     let nextIndex = 0;
     const append = (session: number, sentAtMs: number): Promise<void> => {
@@ -86,6 +88,7 @@ async function runHubAppend(
     clearTimeout(warmup);
     await Promise.all(pending);
     return {
+      client: hub.appenderKind,
       batch,
       sessions,
       connections: CONNECTIONS,
@@ -142,7 +145,7 @@ export function appendRows(results: AppendResults): Row[] {
     const baseline = xadd?.eventsPerSec ?? null;
     rows.push({
       scenario,
-      metric: 'events/s at saturation (SDK)',
+      metric: `events/s at saturation (${hub?.client ?? 'SDK'})`,
       unit: '/s',
       hub: rate,
       baselineName,

@@ -2,14 +2,17 @@ import { measureIdleMemory, type IdleMemoryResult } from '../memory-run.ts';
 import { atMost, type Row } from '../report.ts';
 import { socketIoTarget, type BenchContext, type HubTarget } from '../targets.ts';
 
-export const IDLE_CONNECTIONS = 2000;
+/** Idle connections per system: 2,000 (quick: 1,000). */
+export function idleConnections(quick: boolean): number {
+  return quick ? 1000 : 2000;
+}
 
 export interface MemoryResults {
   readonly socketio?: IdleMemoryResult;
   readonly hub?: IdleMemoryResult;
 }
 
-/** Scenario 4: RSS per idle subscribed connection after GC, 2,000 connections, hub vs Socket.IO. */
+/** Scenario 4: RSS per idle subscribed connection after GC, 2,000 connections (quick: 1,000), hub vs Socket.IO. */
 export async function runMemory(
   context: BenchContext,
   hub: HubTarget | undefined,
@@ -22,7 +25,7 @@ export async function runMemory(
   ] as const) {
     if (target === undefined) continue;
     try {
-      const measured = await measureIdleMemory(target, IDLE_CONNECTIONS);
+      const measured = await measureIdleMemory(target, idleConnections(context.quick));
       results[key] = measured;
       log(`memory ${key}: ${(measured.rssPerConnectionBytes / 1024).toFixed(1)} KiB RSS per idle connection`);
     } catch (error) {
@@ -35,7 +38,8 @@ export async function runMemory(
 /** Table rows of the memory scenario (pure). */
 export function memoryRows(results: MemoryResults): Row[] {
   const kib = (bytes: number | undefined): number | null => (bytes === undefined ? null : bytes / 1024);
-  const scenario = `memory, ${IDLE_CONNECTIONS.toLocaleString('en-US')} idle subscribers`;
+  const connections = results.hub?.connections ?? results.socketio?.connections ?? 0;
+  const scenario = `memory, ${connections.toLocaleString('en-US')} idle subscribers`;
   const rss = kib(results.hub?.rssPerConnectionBytes);
   return [
     {
