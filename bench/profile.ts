@@ -63,6 +63,19 @@ export function summarizeProfile(profile: CpuProfile, root: string): ProfileSumm
     const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
     return frame.url === '' ? name : `${file}:${frame.lineNumber + 1} ${name}`;
   };
+  // The profiler's own start/stop (node:inspector) runs inside the window: leave it out.
+  const isProfilerWork = (id: number): boolean => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      if (byId.get(at)?.callFrame.url === 'node:inspector') return true;
+    }
+    return false;
+  };
+  for (const id of [...selfByNode.keys()]) {
+    if (isProfilerWork(id)) {
+      totalMs -= selfByNode.get(id)!;
+      selfByNode.delete(id);
+    }
+  }
   const functions = new Map<string, number>();
   const files = new Map<string, number>();
   const inclusive = new Map<string, number>();
