@@ -24,3 +24,5 @@ export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from '.
 export type { LifecycleOptions } from './lifecycle.ts';
 export { LifecycleViolationCode } from './lifecycle-tracker.ts';
 export type { LifecycleViolation } from './lifecycle-tracker.ts';
+export * from './codec.ts';
+export * from './protocol-parse.ts';
