@@ -91,11 +91,13 @@ export function applySurfaceEvent(surface: SurfaceIndex, event: SurfaceEventFiel
   if (startSlot > endSlot) {
     violation(`startSeq ${op.startSeq} comes after endSeq ${op.endSeq} on the surface`, 'surfaceOp');
   }
-  const sources = event.sourceEventSeqs ?? [];
+  const listed = event.sourceEventSeqs ?? [];
+  const sources: { has(seq: number): boolean } =
+    listed.length > 16 ? new Set(listed) : { has: (seq) => listed.includes(seq) };
   const removed: number[] = [];
   for (let slot = startSlot; ; slot = surface.nextSlot(slot)) {
     const removedSeq = surface.seqAt(slot);
-    if (!sources.includes(removedSeq)) {
+    if (!sources.has(removedSeq)) {
       violation(`must include every replaced node; ${removedSeq} is missing`, 'sourceEventSeqs');
     }
     removed.push(removedSeq);
