@@ -42,7 +42,7 @@ function cells(row: Row): string[] {
     row.hub === null ? '—' : `${formatNumber(row.hub)}${unit}`,
     row.baselineName ?? '',
     row.baseline === null ? (row.baselineName === null ? '' : '—') : `${formatNumber(row.baseline)}${unit}`,
-    r === null ? '' : `${formatNumber(r)}×`,
+    r === null ? '' : r > 0 && r < 0.001 ? '< 0.001×' : `${formatNumber(r)}×`,
     row.target,
     row.met === null ? '' : row.met ? 'yes' : 'NO',
   ];

@@ -1,42 +1,17 @@
+import { runProjectionBench, type ProjectionBenchResult } from '../projection.ts';
 import { atLeast, atMost, type Row } from '../report.ts';
-
-/** The result of `runProjectionBench` (bench/projection.ts, owned by the shared core), as far as the table needs it. */
-interface ProjectionSize {
-  readonly events: number;
-  readonly eventsPerSecond: number;
-  readonly pruneReplacementNs: number;
-  readonly systemPromptReplacementNs: number;
-  readonly fromScratchMs: number;
-}
-
-export interface ProjectionResult {
-  readonly sizes: readonly ProjectionSize[];
-  readonly perEventRatio: number;
-  readonly replacementRatio: number;
-}
-
-interface ProjectionModule {
-  runProjectionBench(options: { quick: boolean }): Promise<ProjectionResult>;
-}
-
-function isProjectionModule(value: unknown): value is ProjectionModule {
-  return typeof (value as { runProjectionBench?: unknown }).runProjectionBench === 'function';
-}
 
 /**
  * Scenario 5: incremental `MessageProjector` vs from-scratch `deriveMessages` at 1k / 100k / 1M events. The
  * measurement lives in bench/projection.ts (written with the shared core); it runs in-process (no server).
  */
-export async function runProjection(quick: boolean): Promise<{ rows: Row[]; raw: ProjectionResult }> {
-  const specifier = '../projection.ts';
-  const loaded: unknown = await import(specifier);
-  if (!isProjectionModule(loaded)) throw new Error('bench/projection.ts does not export runProjectionBench');
-  const result = await loaded.runProjectionBench({ quick });
+export async function runProjection(quick: boolean): Promise<{ rows: Row[]; raw: ProjectionBenchResult }> {
+  const result = await runProjectionBench({ quick });
   return { rows: projectionRows(result), raw: result };
 }
 
 /** Table rows of the projection scenario (pure). "hub" here is the incremental projector the SDK and hub use. */
-export function projectionRows(result: ProjectionResult): Row[] {
+export function projectionRows(result: ProjectionBenchResult): Row[] {
   const rows: Row[] = [];
   for (const size of result.sizes) {
     const scenario = `projection ${size.events.toLocaleString('en-US')} events`;
