@@ -30,6 +30,12 @@ export interface FanoutMeasurement {
   readonly deliveriesPerCpuSec: number;
   readonly cpuMsPer1kEvents: number;
   readonly cost: ServerCost;
+  /** Length of the measured window. */
+  readonly windowMs: number;
+  /** CPU of the server processes during the window, in cores. */
+  readonly serverCores: number;
+  /** CPU of the bench process itself (writer and every subscriber) during the window, in cores (1 = one full core). */
+  readonly loadGeneratorCores: number;
   /** Present for latency runs: append→receive, from the intended send time. */
   readonly latency?: LatencySummary;
   /** Offered events/s for latency runs. */
@@ -78,10 +84,14 @@ function measurement(
   deliveries: number,
   windowMs: number,
   cost: ServerCost,
+  loadCpu: NodeJS.CpuUsage,
   extra: Partial<FanoutMeasurement> = {},
 ): FanoutMeasurement {
   const events = deliveries / subscribers;
   return {
+    windowMs,
+    serverCores: cost.cpuMs / windowMs,
+    loadGeneratorCores: (loadCpu.user + loadCpu.system) / 1000 / windowMs,
     subscribers,
     eventsPerSec: (events * 1000) / windowMs,
     deliveriesPerSec: (deliveries * 1000) / windowMs,
@@ -157,14 +167,16 @@ async function saturate(
   await Promise.all(servers.map((server) => server.mark()));
   const startDeliveries = tracker.deliveries;
   const start = performance.now();
+  const startCpu = process.cpuUsage();
   await sleep(timing.durationMs);
   const deliveries = tracker.deliveries - startDeliveries;
   const windowMs = performance.now() - start;
+  const loadCpu = process.cpuUsage(startCpu);
   const cost = combine(await Promise.all(servers.map((server) => server.sample())));
   stop = true;
   await drain(tracker, 30_000);
   await writing.catch(() => undefined);
-  return measurement(tracker.subscribers, deliveries, windowMs, cost);
+  return measurement(tracker.subscribers, deliveries, windowMs, cost, loadCpu);
 }
 
 async function atFixedLoad(
@@ -175,12 +187,14 @@ async function atFixedLoad(
   offeredEventsPerSec: number,
 ): Promise<FanoutMeasurement> {
   let startDeliveries = 0;
-  let start = 0;
+  let start = performance.now();
+  let startCpu = process.cpuUsage();
   const recording = setTimeout(() => {
     void Promise.all(servers.map((server) => server.mark()));
     tracker.startRecording();
     startDeliveries = tracker.deliveries;
     start = performance.now();
+    startCpu = process.cpuUsage();
   }, timing.warmupMs);
   const run = await runOpenLoop({
     ratePerSec: offeredEventsPerSec,
@@ -191,12 +205,13 @@ async function atFixedLoad(
   clearTimeout(recording);
   const deliveries = tracker.deliveries - startDeliveries;
   const windowMs = performance.now() - start;
+  const loadCpu = process.cpuUsage(startCpu);
   const cost = combine(await Promise.all(servers.map((server) => server.sample())));
   const drained = await drain(tracker, 30_000);
   tracker.stopRecording();
   const latency = tracker.latency.summary();
   tracker.latency.reset();
-  return measurement(tracker.subscribers, deliveries, windowMs, cost, {
+  return measurement(tracker.subscribers, deliveries, windowMs, cost, loadCpu, {
     latency,
     offeredEventsPerSec,
     overloaded: run.aborted || !drained,
