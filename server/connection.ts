@@ -18,6 +18,7 @@ import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './con
 import { errorMessage, HubError, toHubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from './logger.ts';
+import { SendCoalescer } from './send-coalescer.ts';
 import type { HubMetrics } from './metrics.ts';
 
 export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
@@ -47,16 +48,16 @@ export class Connection {
   readonly #helloTimer: NodeJS.Timeout;
   readonly #ws: WebSocket;
   readonly #deps: ConnectionDeps;
-  readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
+  readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
     this.#ws = ws;
+    this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
-    this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
     this.#subscriptions = new ConnectionSubscriptions({
       ...deps,
-      logger: this.#log,
+      logger: deps.logger,
       sink: { send: (message) => this.send(message), sendBatch: (batch) => this.#sendBatch(batch) },
     });
     this.#helloTimer = setTimeout(
@@ -66,7 +67,7 @@ export class Connection {
     this.#helloTimer.unref();
     ws.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
     ws.on('close', () => this.#onClose());
-    ws.on('error', (error) => this.#log.debug({ err: error }, 'socket error'));
+    ws.on('error', (error) => deps.logger.debug({ err: error, remote: this.#remote }, 'socket error'));
   }
 
   get subscriptionCount(): number {
@@ -87,20 +88,28 @@ export class Connection {
 
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
     this.#deps.metrics.hot.framesSent++;
   }
 
+  get #remote(): string | undefined {
+    return this.#deps.request.remoteAddress;
+  }
+
   #sendBatch(batch: LiveBatch): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
     this.#deps.metrics.hot.framesSent++;
   }
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
     this.#deps.metrics.errors.inc({ code: error.code });
-    if (error.code === HubErrorCode.INTERNAL) this.#log.error({ err: error.cause ?? error }, 'internal error');
-    else this.#log.debug({ code: error.code, message: error.message }, 'error reply');
+    const { logger } = this.#deps;
+    if (error.code === HubErrorCode.INTERNAL)
+      logger.error({ err: error.cause ?? error, remote: this.#remote }, 'internal');
+    else logger.debug({ code: error.code, message: error.message, remote: this.#remote }, 'error reply');
     this.send(errorMessage(error, id, sessionId));
   }
 
