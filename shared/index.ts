@@ -2,7 +2,7 @@ export type * from './json.ts';
 export type * from './events.ts';
 export * from './errors.ts';
 export * from './protocol.ts';
-export { freezeJson, isFrozenJson, formatJsonPath } from './freeze-json.ts';
+export { freezeJson, isFrozenJson, formatJsonPath, MAX_JSON_DEPTH } from './freeze-json.ts';
 export { jsonEquals } from './json-equals.ts';
 export {
   KNOWN_EVENT_TYPES,
