@@ -144,7 +144,7 @@ export class AppendPipeline {
         if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
         metrics.appendRetries.inc();
         await conflictBackoff(attempt);
-        await cache.refresh(entry);
+        await cache.refresh(entry, result.epoch);
         refreshed = true;
         continue;
       }
