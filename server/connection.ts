@@ -18,8 +18,8 @@ import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './con
 import { errorMessage, HubError, toHubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from './logger.ts';
-import { SendCoalescer } from './send-coalescer.ts';
 import type { HubMetrics } from './metrics.ts';
+import { SendCoalescer } from './send-coalescer.ts';
 
 export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
   readonly logger: Logger;
@@ -48,6 +48,7 @@ export class Connection {
   readonly #helloTimer: NodeJS.Timeout;
   readonly #ws: WebSocket;
   readonly #deps: ConnectionDeps;
+  readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
   readonly #coalescer: SendCoalescer;
 
@@ -55,9 +56,10 @@ export class Connection {
     this.#ws = ws;
     this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
+    this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
     this.#subscriptions = new ConnectionSubscriptions({
       ...deps,
-      logger: deps.logger,
+      logger: this.#log,
       sink: { send: (message) => this.send(message), sendBatch: (batch) => this.#sendBatch(batch) },
     });
     this.#helloTimer = setTimeout(
@@ -67,7 +69,7 @@ export class Connection {
     this.#helloTimer.unref();
     ws.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
     ws.on('close', () => this.#onClose());
-    ws.on('error', (error) => deps.logger.debug({ err: error, remote: this.#remote }, 'socket error'));
+    ws.on('error', (error) => this.#log.debug({ err: error }, 'socket error'));
   }
 
   get subscriptionCount(): number {
@@ -93,10 +95,6 @@ export class Connection {
     this.#deps.metrics.hot.framesSent++;
   }
 
-  get #remote(): string | undefined {
-    return this.#deps.request.remoteAddress;
-  }
-
   #sendBatch(batch: LiveBatch): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#coalescer.beforeSend();
@@ -106,10 +104,8 @@ export class Connection {
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
     this.#deps.metrics.errors.inc({ code: error.code });
-    const { logger } = this.#deps;
-    if (error.code === HubErrorCode.INTERNAL)
-      logger.error({ err: error.cause ?? error, remote: this.#remote }, 'internal');
-    else logger.debug({ code: error.code, message: error.message, remote: this.#remote }, 'error reply');
+    if (error.code === HubErrorCode.INTERNAL) this.#log.error({ err: error.cause ?? error }, 'internal error');
+    else this.#log.debug({ code: error.code, message: error.message }, 'error reply');
     this.send(errorMessage(error, id, sessionId));
   }
 
