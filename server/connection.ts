@@ -170,11 +170,12 @@ export class Connection {
   }
 
   async #append(message: AppendRequest): Promise<void> {
-    await this.#authorize('append', message.sessionId);
+    // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
+    const authorized = this.#authorize('append', message.sessionId);
     const started = performance.now();
     const { metrics, pipeline } = this.#deps;
     try {
-      const outcome = await pipeline.append(message);
+      const outcome = await pipeline.append(message, authorized);
       metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
       if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
       const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
