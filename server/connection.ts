@@ -156,8 +156,8 @@ export class Connection {
         this.send({ type: 'authenticated', id: message.id });
         return;
       case 'subscribe':
-        await this.#authorize('read', message.sessionId);
-        await this.#subscriptions.subscribe(message);
+        // Registered at once (so an unsubscribe right behind it finds it), started once authorized.
+        await this.#subscriptions.subscribe(message, this.#authorize('read', message.sessionId));
         return;
       case 'unsubscribe':
         this.#subscriptions.unsubscribe(message.sessionId);

@@ -101,4 +101,23 @@ describe('hub: the auth seam', () => {
     await client.close();
     await ordered.close();
   });
+
+  it('lets an unsubscribe sent right behind a subscribe win while authorize is still thinking', async () => {
+    const slow: HubAuth = {
+      authenticate: () => ({ subject: 'anyone' }),
+      authorize: () => new Promise((resolve) => setTimeout(() => resolve(true), 30)),
+    };
+    const hub2 = await startHub({ store, auth: slow });
+    const client = await RawHubClient.connect(hub2.wsUrl);
+    const [subscribed, unsubscribed] = await Promise.all([
+      client.request({ type: 'subscribe', sessionId: 'quick' }),
+      client.request({ type: 'unsubscribe', sessionId: 'quick' }),
+    ]);
+    expect(unsubscribed).toMatchObject({ type: 'unsubscribed', sessionId: 'quick' });
+    expect(subscribed).toMatchObject({ type: 'error', code: 'NOT_SUBSCRIBED', sessionId: 'quick' });
+    expect((await hub2.hub.metrics.subscriptions.get()).values[0]?.value).toBe(0);
+    expect((await hub2.hub.metrics.watchedSessions.get()).values[0]?.value ?? 0).toBe(0);
+    await client.close();
+    await hub2.close();
+  });
 });
