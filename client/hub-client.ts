@@ -1,0 +1,205 @@
+import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import type { ServerMessage } from '../shared/protocol.ts';
+import { Appender } from './appender.ts';
+import type { AppendOptions } from './appender.ts';
+import { backoffDelay } from './backoff.ts';
+import type { BackoffOptions } from './backoff.ts';
+import { Connection } from './connection.ts';
+import type { ConnectionState, TokenSource } from './connection.ts';
+import { Emitter, reportListenerError } from './emitter.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import { RequestTracker } from './requests.ts';
+import { Subscription } from './subscription.ts';
+import type { SubscriptionLink } from './subscription.ts';
+import type { WebSocketConstructor } from './transport.ts';
+import { defaultWebSocket } from '#transport';
+
+export interface HubClientOptions {
+  /** The hub's WebSocket endpoint, e.g. `ws://127.0.0.1:8080/v1/ws`. */
+  readonly url: string;
+  /** Bearer token, or a function called before every (re)connect that returns the current one. */
+  readonly token?: TokenSource;
+  /** Reconnect backoff (full jitter). Defaults: 250 ms initial bound, 10 s cap, factor 2. */
+  readonly reconnect?: BackoffOptions;
+  /** WebSocket implementation. Default: the browser's `WebSocket`, or `ws` in Node. */
+  readonly WebSocket?: WebSocketConstructor;
+  /** Default append timeout, counted from the call, queueing included (ms). Default 30,000. */
+  readonly requestTimeoutMs?: number;
+  /** Most appends that may wait for an ack at once; more reject with OUTBOX_FULL. Default 1,000. */
+  readonly outboxLimit?: number;
+  /** Ping after this long without a frame from the hub (ms). Default 15,000. */
+  readonly heartbeatIntervalMs?: number;
+  /** Reconnect after this long without a frame from the hub (ms). Default 40,000. */
+  readonly heartbeatTimeoutMs?: number;
+  /** Give up a connection attempt (open + hello) after this long (ms). Default 10,000. */
+  readonly connectTimeoutMs?: number;
+  /** Where errors thrown by your event listeners go. Default: reported as uncaught, without breaking the SDK. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+export type HubClientState = ConnectionState;
+
+export type HubClientEvents = {
+  /** The connection state changed (emitted once per change). */
+  state: [next: HubClientState, previous: HubClientState];
+  /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
+  error: [error: HubClientError];
+};
+
+export interface SubscribeOptions {
+  /** First seq wanted (default 0). Messages are derived only when starting from 0. */
+  readonly fromSeq?: number;
+}
+
+/**
+ * A client of the session hub: one WebSocket (reconnected automatically) multiplexing any number of session
+ * subscriptions and appends.
+ */
+export class HubClient extends Emitter<HubClientEvents> {
+  readonly #connection: Connection;
+  readonly #requests = new RequestTracker();
+  readonly #appender: Appender;
+  readonly #subscriptions = new Map<string, Subscription>();
+  readonly #link: SubscriptionLink;
+
+  constructor(options: HubClientOptions) {
+    const onListenerError = options.onListenerError ?? reportListenerError;
+    super(onListenerError);
+    this.#connection = new Connection({
+      url: options.url,
+      token: options.token,
+      reconnect: options.reconnect,
+      WebSocket: options.WebSocket ?? defaultWebSocket(),
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 40_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      requests: this.#requests,
+      onListenerError,
+    });
+    this.#appender = new Appender(
+      this.#connection,
+      this.#requests,
+      options.outboxLimit ?? 1000,
+      options.requestTimeoutMs ?? 30_000,
+    );
+    this.#link = {
+      requests: this.#requests,
+      onListenerError,
+      isConnected: () => this.#connection.state === 'connected',
+      send: (message) => this.#connection.send(message),
+      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+      detach: (subscription) => {
+        if (this.#subscriptions.get(subscription.sessionId) === subscription) {
+          this.#subscriptions.delete(subscription.sessionId);
+        }
+      },
+    };
+    this.#connection.on('state', (next, previous) => this.#onState(next, previous));
+    this.#connection.on('message', (message) => this.#onMessage(message));
+    this.#connection.on('error', (error) => this.emit('error', error));
+    this.#connection.start();
+  }
+
+  get state(): HubClientState {
+    return this.#connection.state;
+  }
+
+  /** Appends waiting for an ack (queued while disconnected, or on the wire). */
+  get pendingAppends(): number {
+    return this.#appender.pending;
+  }
+
+  /**
+   * Subscribe to a session from `fromSeq` (default 0). One subscription per session per client: subscribing
+   * again before closing the first throws ALREADY_SUBSCRIBED.
+   */
+  subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
+    this.#assertOpen();
+    if (this.#subscriptions.has(sessionId)) {
+      throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
+    }
+    const fromSeq = options.fromSeq ?? 0;
+    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
+      throw new HubClientError('BAD_REQUEST', 'fromSeq must be a non-negative integer', { sessionId });
+    }
+    const subscription = new Subscription(this.#link, sessionId, fromSeq);
+    this.#subscriptions.set(sessionId, subscription);
+    subscription.connected();
+    return subscription;
+  }
+
+  /**
+   * Append one event or a batch (atomically) and resolve with the committed events. Exactly once: retried with
+   * the same idempotency key across reconnects until acknowledged. Rejects with `HubClientError`.
+   */
+  append(
+    sessionId: string,
+    drafts: EventDraft | readonly EventDraft[],
+    options: AppendOptions = {},
+  ): Promise<SessionEvent[]> {
+    if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
+    const list: readonly EventDraft[] = isDraftList(drafts) ? drafts : [drafts];
+    return this.#appender.append(sessionId, list, options);
+  }
+
+  /** Close the connection and every subscription; pending appends reject with CLOSED. */
+  close(): void {
+    if (this.#connection.state === 'closed') return;
+    this.#connection.close();
+  }
+
+  #onState(next: ConnectionState, previous: ConnectionState): void {
+    if (next === 'connected') {
+      for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
+      this.#appender.flush();
+    } else if (previous === 'connected') {
+      this.#requests.loseAll();
+      for (const subscription of this.#subscriptions.values()) subscription.disconnected();
+    }
+    if (next === 'closed') {
+      this.#requests.loseAll();
+      this.#appender.rejectAll(this.#closedError());
+      for (const subscription of [...this.#subscriptions.values()]) subscription.close();
+    }
+    this.emit('state', next, previous);
+    if (next === 'closed') this.removeAllListeners();
+  }
+
+  #onMessage(message: ServerMessage): void {
+    if ('id' in message && message.id !== undefined && this.#requests.settle(message.id, message)) return;
+    switch (message.type) {
+      case 'events':
+      case 'live':
+      case 'reset':
+        this.#subscriptions.get(message.sessionId)?.handle(message);
+        return;
+      case 'error':
+        if (message.id === undefined && message.sessionId !== undefined) {
+          const subscription = this.#subscriptions.get(message.sessionId);
+          if (subscription !== undefined) {
+            subscription.handle(message);
+            return;
+          }
+        }
+        if (message.id === undefined) {
+          this.emit('error', new HubClientError(message.code, message.message, { details: message.details }));
+        }
+        return;
+      default:
+        // A late reply to a request that was given up (timed out or superseded): nothing waits for it.
+        return;
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#connection.state === 'closed') throw this.#closedError();
+  }
+
+  #closedError(): HubClientError {
+    return new HubClientError(ClientErrorCode.CLOSED, 'the client is closed');
+  }
+}
+
+function isDraftList(drafts: EventDraft | readonly EventDraft[]): drafts is readonly EventDraft[] {
+  return Array.isArray(drafts);
+}
