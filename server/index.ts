@@ -1,1 +1,1 @@
-export * from './store/event-store.ts';
+export * from './store/index.ts';
