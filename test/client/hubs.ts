@@ -1,6 +1,7 @@
-// Real hub nodes for the SDK tests (thin wrapper over test/helpers once available).
-import { createHub, MemoryStore, RedisStore } from '../../server/index.ts';
+// Real hub nodes for the SDK tests, on top of test/helpers/hub.ts.
+import { MemoryStore, RedisStore } from '../../server/index.ts';
 import type { EventStore, Hub } from '../../server/index.ts';
+import { startHub } from '../helpers/hub.ts';
 
 export interface Node {
   readonly hub: Hub;
@@ -8,11 +9,10 @@ export interface Node {
   readonly wsUrl: string;
 }
 
-/** Start a hub node on `store` (port 0 = a free one). */
+/** Start a hub node on `store` (port 0 = a free one). The store is not closed with the node. */
 export async function startNode(store: EventStore, port = 0): Promise<Node> {
-  const hub = createHub({ store, port, host: '127.0.0.1', logLevel: 'silent' });
-  const address = await hub.listen();
-  return { hub, port: address.port, wsUrl: address.wsUrl };
+  const started = await startHub({ store, port });
+  return { hub: started.hub, port: started.port, wsUrl: started.wsUrl };
 }
 
 export function memoryStore(): EventStore {
