@@ -46,7 +46,8 @@ const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CloseCode.PROTOCOL_ERROR
  */
 export class Connection extends Emitter<ConnectionEvents> {
   readonly #options: ConnectionOptions;
-  #state: ConnectionState = 'disconnected';
+  #state: ConnectionState = 'connecting';
+  #started = false;
   #socket: WebSocketLike | undefined;
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,9 +64,11 @@ export class Connection extends Emitter<ConnectionEvents> {
     return this.#state;
   }
 
-  /** Start connecting (once; later reconnects are automatic). */
+  /** Start connecting (once; later reconnects are automatic). The state is `connecting` from construction on. */
   start(): void {
-    if (this.#state === 'disconnected' && this.#timer === undefined && this.#socket === undefined) void this.#open();
+    if (this.#started || this.#state === 'closed') return;
+    this.#started = true;
+    void this.#open();
   }
 
   /** Send a request on the welcomed connection; false when there is none (the caller retries after reconnect). */

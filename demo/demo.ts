@@ -17,7 +17,9 @@ function describe(message: DerivedMessage): string {
 function watch(name: string, subscription: Subscription): void {
   subscription.on('messages', (change: ProjectionChange) => {
     if (change.kind === 'appended') {
-      change.messages.forEach((message, offset) => console.log(`[${name}] #${change.index + offset} ${describe(message)}`));
+      change.messages.forEach((message, offset) =>
+        console.log(`[${name}] #${change.index + offset} ${describe(message)}`),
+      );
     } else if (change.kind === 'replaced') {
       const replacement = change.messages.map(describe).join(' | ') || '(nothing)';
       console.log(`[${name}] #${change.start} replaced ${change.deleteCount} message(s) with: ${replacement}`);

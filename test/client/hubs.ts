@@ -20,7 +20,7 @@ export function memoryStore(): EventStore {
 }
 
 export async function redisStore(url: string): Promise<EventStore> {
-  return new RedisStore({ url });
+  return RedisStore.open({ url });
 }
 
 export function wsUrl(port: number): string {

@@ -29,7 +29,10 @@ describe('outbox: appends while disconnected', () => {
 
     const store = memoryStore();
     const node: Node = await startNode(store, port);
-    cleanup.push(() => store.close(), () => node.hub.close());
+    cleanup.push(
+      () => store.close(),
+      () => node.hub.close(),
+    );
     const [[one], [two]] = await Promise.all([first, second]);
     expect([one!.seq, two!.seq]).toEqual([0, 1]);
     const log = await store.read('outbox/1', 0, 10);
@@ -44,15 +47,18 @@ describe('outbox: appends while disconnected', () => {
     const port = await freePort();
     const client = new HubClient({ url: wsUrl(port), reconnect: fastRetry });
     cleanup.push(() => client.close());
-    const error = await client.append('outbox/2', user('late'), { timeoutMs: 50, idempotencyKey: 'k-late' }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await client
+      .append('outbox/2', user('late'), { timeoutMs: 50, idempotencyKey: 'k-late' })
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'TIMEOUT', details: { idempotencyKey: 'k-late', timeoutMs: 50 } });
     expect(client.pendingAppends).toBe(0);
 
     const store = memoryStore();
     const node = await startNode(store, port);
-    cleanup.push(() => store.close(), () => node.hub.close());
+    cleanup.push(
+      () => store.close(),
+      () => node.hub.close(),
+    );
     await client.append('outbox/2', user('after'));
     const log = await store.read('outbox/2', 0, 10);
     expect(log.map((event) => (event.data as { content: string }).content)).toEqual(['after']);
