@@ -17,7 +17,8 @@ export type ConnectionState = 'connecting' | 'connected' | 'disconnected' | 'clo
 export type TokenSource = string | (() => string | Promise<string>);
 
 export interface ConnectionOptions {
-  readonly url: string;
+  /** Hub endpoints; each reconnect moves on to the next one (round robin). */
+  readonly urls: readonly string[];
   readonly token?: TokenSource | undefined;
   readonly reconnect?: BackoffOptions | undefined;
   readonly WebSocket: WebSocketConstructor;
@@ -54,6 +55,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #lastFrameAt = 0;
   #helloId = -1;
+  #urlIndex = 0;
 
   constructor(options: ConnectionOptions) {
     super(options.onListenerError);
@@ -62,6 +64,12 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** The endpoint of the current (or next) attempt. */
+  get url(): string {
+    const { urls } = this.#options;
+    return urls[this.#urlIndex % urls.length]!;
   }
 
   /** Start connecting (once; later reconnects are automatic). The state is `connecting` from construction on. */
@@ -116,7 +124,7 @@ export class Connection extends Emitter<ConnectionEvents> {
     if (this.#state !== 'connecting') return;
     let socket: WebSocketLike;
     try {
-      socket = new this.#options.WebSocket(this.#options.url);
+      socket = new this.#options.WebSocket(this.url);
     } catch (error) {
       this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `cannot open socket: ${String(error)}`));
       this.#scheduleReconnect(undefined);
@@ -234,6 +242,7 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   #scheduleReconnect(code: number | undefined): void {
     clearTimeout(this.#timer);
+    this.#urlIndex = (this.#urlIndex + 1) % this.#options.urls.length;
     const delay = code === CloseCode.GOING_AWAY ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
     this.#attempt++;
     this.#setState('disconnected');

@@ -15,8 +15,11 @@ import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
 
 export interface HubClientOptions {
-  /** The hub's WebSocket endpoint, e.g. `ws://127.0.0.1:8080/v1/ws`. */
-  readonly url: string;
+  /**
+   * The hub's WebSocket endpoint, e.g. `ws://127.0.0.1:8080/v1/ws`, or several nodes' endpoints: each reconnect
+   * tries the next one (round robin), so clients of a node that goes away move to another.
+   */
+  readonly url: string | readonly string[];
   /** Bearer token, or a function called before every (re)connect that returns the current one. */
   readonly token?: TokenSource;
   /** Reconnect backoff (full jitter). Defaults: 250 ms initial bound, 10 s cap, factor 2. */
@@ -65,8 +68,9 @@ export class HubClient extends Emitter<HubClientEvents> {
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
     super(onListenerError);
+    if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
     this.#connection = new Connection({
-      url: options.url,
+      urls: typeof options.url === 'string' ? [options.url] : [...options.url],
       token: options.token,
       reconnect: options.reconnect,
       WebSocket: options.WebSocket ?? defaultWebSocket(),
@@ -102,6 +106,11 @@ export class HubClient extends Emitter<HubClientEvents> {
 
   get state(): HubClientState {
     return this.#connection.state;
+  }
+
+  /** The endpoint of the current (or next) connection attempt. */
+  get url(): string {
+    return this.#connection.url;
   }
 
   /** Appends waiting for an ack (queued while disconnected, or on the wire). */
