@@ -115,7 +115,7 @@ export class Connection extends Emitter<ConnectionEvents> {
     this.#setState('connecting');
     let token: string | undefined;
     try {
-      token = await this.#token();
+      token = await this.resolveToken();
     } catch (error) {
       this.#emitError(new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`));
       this.#scheduleReconnect(undefined);
@@ -147,7 +147,8 @@ export class Connection extends Emitter<ConnectionEvents> {
     };
   }
 
-  async #token(): Promise<string | undefined> {
+  /** The current token: the string given, or what the token function returns now. */
+  async resolveToken(): Promise<string | undefined> {
     const source = this.#options.token;
     if (source === undefined || typeof source === 'string') return source;
     const token = await source();

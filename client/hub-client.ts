@@ -36,6 +36,11 @@ export interface HubClientOptions {
   readonly heartbeatTimeoutMs?: number;
   /** Give up a connection attempt (open + hello) after this long (ms). Default 10,000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Call the token function this often and send the new token over the open connection (`auth`), so a
+   * connection outlives its tokens' expiry. Default: off (the token is only read on each connect).
+   */
+  readonly tokenRefreshIntervalMs?: number;
   /** Where errors thrown by your event listeners go. Default: reported as uncaught, without breaking the SDK. */
   readonly onListenerError?: (error: unknown) => void;
 }
@@ -64,6 +69,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #appender: Appender;
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #link: SubscriptionLink;
+  readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
@@ -102,6 +108,44 @@ export class HubClient extends Emitter<HubClientEvents> {
     this.#connection.on('message', (message) => this.#onMessage(message));
     this.#connection.on('error', (error) => this.emit('error', error));
     this.#connection.start();
+    const refreshMs = options.tokenRefreshIntervalMs;
+    if (refreshMs !== undefined && typeof options.token === 'function') {
+      this.#refreshTimer = setInterval(() => {
+        this.refreshToken().catch((error: unknown) => this.emit('error', asClientError(error)));
+      }, refreshMs);
+    }
+  }
+
+  /**
+   * Read the token again (calling the token function) and hand it to the hub over the open connection. Resolves
+   * once the hub accepted it (or at once when disconnected: the next connect sends it); rejects with the hub's
+   * code (UNAUTHORIZED, TOKEN_EXPIRED, ...) or TOKEN_FAILED.
+   */
+  async refreshToken(): Promise<void> {
+    let token: string | undefined;
+    try {
+      token = await this.#connection.resolveToken();
+    } catch (error) {
+      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    if (token === undefined || this.#connection.state !== 'connected') return;
+    const id = this.#requests.nextId();
+    await new Promise<void>((resolve, reject) => {
+      this.#requests.track(id, {
+        onReply: (reply) => {
+          if (reply.type === 'error') {
+            reject(new HubClientError(reply.code, reply.message, { details: reply.details }));
+          } else resolve();
+        },
+        onLost: () => resolve(),
+      });
+      if (!this.#connection.send({ type: 'auth', id, token })) {
+        this.#requests.forget(id);
+        resolve();
+      }
+    });
   }
 
   get state(): HubClientState {
@@ -166,6 +210,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       for (const subscription of this.#subscriptions.values()) subscription.disconnected();
     }
     if (next === 'closed') {
+      clearInterval(this.#refreshTimer);
       this.#requests.loseAll();
       this.#appender.rejectAll(this.#closedError());
       for (const subscription of [...this.#subscriptions.values()]) subscription.close();
@@ -207,6 +252,12 @@ export class HubClient extends Emitter<HubClientEvents> {
   #closedError(): HubClientError {
     return new HubClientError(ClientErrorCode.CLOSED, 'the client is closed');
   }
+}
+
+function asClientError(error: unknown): HubClientError {
+  return error instanceof HubClientError
+    ? error
+    : new HubClientError(ClientErrorCode.PROTOCOL, String(error), { cause: error });
 }
 
 function isDraftList(drafts: EventDraft | readonly EventDraft[]): drafts is readonly EventDraft[] {
