@@ -10,7 +10,7 @@ import { Emitter, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
-import type { SubscriptionLink } from './subscription.ts';
+import type { SubscriptionLink } from './subscription-types.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
 

@@ -1,7 +1,7 @@
 export { HubClient } from './hub-client.ts';
 export type { HubClientOptions, HubClientState, HubClientEvents, SubscribeOptions } from './hub-client.ts';
 export { Subscription } from './subscription.ts';
-export type { SubscriptionState, SubscriptionEvents } from './subscription.ts';
+export type { SubscriptionState, SubscriptionEvents } from './subscription-types.ts';
 export type { AppendOptions } from './appender.ts';
 export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer.ts';
