@@ -19,6 +19,15 @@ export interface AppendOptions {
 
 /** Codes after which an append is sent again (same key) on the next connection instead of failing. */
 const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
+/** Codes that mean "nothing was written, try again later": re-sent (same key) after a backoff delay. */
+const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
+
+export interface AppenderOptions {
+  readonly outboxLimit: number;
+  readonly defaultTimeoutMs: number;
+  /** Delay before the n-th retry of an append the hub could not take yet (STORE_UNAVAILABLE, RATE_LIMITED). */
+  readonly retryDelay: (attempt: number) => number;
+}
 
 /**
  * Appends with exactly-once delivery: every append carries an idempotency key, waits in the bounded outbox
@@ -30,13 +39,16 @@ export class Appender {
   readonly #requests: RequestTracker;
   readonly #outbox: Outbox;
   readonly #defaultTimeoutMs: number;
+  readonly #retryDelay: (attempt: number) => number;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
 
-  constructor(connection: Connection, requests: RequestTracker, outboxLimit: number, defaultTimeoutMs: number) {
+  constructor(connection: Connection, requests: RequestTracker, options: AppenderOptions) {
     this.#connection = connection;
     this.#requests = requests;
-    this.#outbox = new Outbox(outboxLimit);
-    this.#defaultTimeoutMs = defaultTimeoutMs;
+    this.#outbox = new Outbox(options.outboxLimit);
+    this.#defaultTimeoutMs = options.defaultTimeoutMs;
+    this.#retryDelay = options.retryDelay;
   }
 
   /** Appends waiting for an ack (queued or on the wire). */
@@ -54,6 +66,9 @@ export class Appender {
         expectedSeq: options.expectedSeq,
         idempotencyKey: options.idempotencyKey ?? globalThis.crypto.randomUUID(),
         requestId: undefined,
+        retries: 0,
+        notBefore: 0,
+        lastErrorCode: undefined,
       };
       this.#outbox.add(entry);
     } catch (error) {
@@ -66,7 +81,11 @@ export class Appender {
         settle(
           new HubClientError(ClientErrorCode.TIMEOUT, message, {
             sessionId,
-            details: { idempotencyKey: entry.idempotencyKey, timeoutMs },
+            details: {
+              idempotencyKey: entry.idempotencyKey,
+              timeoutMs,
+              ...(entry.lastErrorCode === undefined ? {} : { lastErrorCode: entry.lastErrorCode }),
+            },
           }),
         );
       }, timeoutMs);
@@ -87,13 +106,21 @@ export class Appender {
   /** Send every queued append, oldest first (called on connect and after each new append). */
   flush(): void {
     if (this.#connection.state !== 'connected') return;
+    const now = Date.now();
     for (const entry of this.#outbox.unsent()) {
+      // An append waiting to be retried holds back the ones behind it, so they stay in order.
+      if (entry.notBefore > now) {
+        clearTimeout(this.#retryTimer);
+        this.#retryTimer = setTimeout(() => this.flush(), entry.notBefore - now);
+        return;
+      }
       if (!this.#send(entry)) return;
     }
   }
 
   /** Reject everything still pending (the client closed). */
   rejectAll(error: HubClientError): void {
+    clearTimeout(this.#retryTimer);
     for (const settle of [...this.#settlers.values()]) settle(error);
   }
 
@@ -133,6 +160,12 @@ export class Appender {
       }
     } else if (message.type === 'error' && RESEND_CODES.has(message.code)) {
       // Not committed; the hub is going away. Sent again with the same key after the reconnect.
+      entry.lastErrorCode = message.code;
+    } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
+      // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
+      entry.lastErrorCode = message.code;
+      entry.notBefore = Date.now() + this.#retryDelay(entry.retries++);
+      this.flush();
     } else if (message.type === 'error') {
       settle(
         new HubClientError(message.code, message.message, { sessionId: entry.sessionId, details: message.details }),

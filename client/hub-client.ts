@@ -86,12 +86,11 @@ export class HubClient extends Emitter<HubClientEvents> {
       requests: this.#requests,
       onListenerError,
     });
-    this.#appender = new Appender(
-      this.#connection,
-      this.#requests,
-      options.outboxLimit ?? 1000,
-      options.requestTimeoutMs ?? 30_000,
-    );
+    this.#appender = new Appender(this.#connection, this.#requests, {
+      outboxLimit: options.outboxLimit ?? 1000,
+      defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+    });
     this.#link = {
       requests: this.#requests,
       onListenerError,

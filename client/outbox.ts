@@ -18,6 +18,12 @@ export interface PendingAppend {
   readonly idempotencyKey: string;
   /** The request id while it is on the wire on the current connection; undefined while it waits to be sent. */
   requestId: number | undefined;
+  /** Times the hub answered "try again later" (STORE_UNAVAILABLE, RATE_LIMITED). */
+  retries: number;
+  /** Epoch ms before which it must not be re-sent (backoff after "try again later"). */
+  notBefore: number;
+  /** The last error code the hub answered with, reported with a TIMEOUT. */
+  lastErrorCode: string | undefined;
 }
 
 /**

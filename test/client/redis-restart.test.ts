@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HubClient } from '../../client/index.ts';
+import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { Subscription } from '../../client/index.ts';
 import { deriveMessages } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
@@ -46,19 +46,13 @@ describe('Redis restarted without persistence', () => {
     });
 
     await redis.restart(); // SIGKILL + start: every key is gone
-    // Write the new history; each append is retried (same key, so at most once) until the store is back.
-    const history = [
-      user('new 0'),
-      user('new 1'),
-      { type: 'turn/start', data: { turn: 1 } },
-      { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
-    ];
-    for (const [index, draft] of history.entries()) {
-      await vi.waitFor(() => writerClient.append(sessionId, draft, { idempotencyKey: `new-${index}` }), {
-        timeout: 20_000,
-        interval: 100,
-      });
-    }
+    // The SDK retries appends the hub cannot take yet (STORE_UNAVAILABLE, same key) until Redis is back.
+    const writer = await AgentWriter.attach(writerClient, sessionId);
+    await writer.userMessage('new 0');
+    await writer.userMessage('new 1');
+    await writer.startTurn();
+    await writer.endTurn('completed');
+    await writer.flush();
     const log = await store.read(sessionId, 0, 100);
     expect(log.map((event) => event.seq)).toEqual([0, 1, 2, 3]);
 
