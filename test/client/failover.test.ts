@@ -38,7 +38,8 @@ describe('hub node shutdown and restart (two nodes, one Redis)', () => {
     const sessionId = 'failover/1';
     const [a, b] = [nodes[0]!, nodes[1]!];
     const connect = (urls: string[]): HubClient => {
-      const client = new HubClient({ url: urls, reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+      // A backoff far beyond the test's waits: only the immediate reconnect after GOING_AWAY can pass.
+      const client = new HubClient({ url: urls, reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 } });
       clients.push(client);
       return client;
     };
