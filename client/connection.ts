@@ -38,8 +38,10 @@ export type ConnectionEvents = {
   error: [error: HubClientError];
 };
 
-/** Close codes after which the SDK does not reconnect. */
-const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CloseCode.PROTOCOL_ERROR, CloseCode.POLICY_VIOLATION]);
+/** Hello refusals that no retry can cure. */
+const FINAL_HELLO_CODES: ReadonlySet<string> = new Set(['UNSUPPORTED_VERSION', 'BAD_REQUEST', 'PARSE_ERROR']);
+/** Hello refusals that only another token can cure: final unless the token comes from a function. */
+const AUTH_HELLO_CODES: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN']);
 
 /**
  * One WebSocket to the hub at a time, kept open: hello/welcome, heartbeat, reconnect with full-jitter backoff
@@ -91,11 +93,6 @@ export class Connection extends Emitter<ConnectionEvents> {
       this.#drop(socket);
       return false;
     }
-  }
-
-  /** Drop the current socket and reconnect (e.g. after a gap the hub cannot explain). */
-  restart(): void {
-    if (this.#socket !== undefined) this.#drop(this.#socket);
   }
 
   /** Close for good. */
@@ -156,6 +153,11 @@ export class Connection extends Emitter<ConnectionEvents> {
     return token;
   }
 
+  /** A token function may return another token next time: auth refusals are then worth a retry. */
+  #tokenCanChange(): boolean {
+    return typeof this.#options.token === 'function';
+  }
+
   #onFrame(socket: WebSocketLike, data: unknown): void {
     if (this.#socket !== socket) return;
     this.#lastFrameAt = Date.now();
@@ -185,7 +187,12 @@ export class Connection extends Emitter<ConnectionEvents> {
       const error = new HubClientError(message.code, `hub refused the connection: ${message.message}`, {
         details: message.details,
       });
-      this.#fail(error);
+      if (FINAL_HELLO_CODES.has(message.code) || (AUTH_HELLO_CODES.has(message.code) && !this.#tokenCanChange())) {
+        this.#fail(error);
+      } else {
+        this.#emitError(error);
+        this.#drop(socket);
+      }
     } else {
       this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} before welcome`));
       this.#drop(socket);
@@ -231,7 +238,8 @@ export class Connection extends Emitter<ConnectionEvents> {
   #lost(code: number | undefined, reason: string): void {
     this.#detach();
     if (this.#state === 'closed') return;
-    if (code !== undefined && FINAL_CLOSE_CODES.has(code)) {
+    const final = code === CloseCode.PROTOCOL_ERROR || (code === CloseCode.POLICY_VIOLATION && !this.#tokenCanChange());
+    if (final) {
       const error = new HubClientError(ClientErrorCode.CONNECTION_REFUSED, `hub closed the connection: ${reason}`, {
         details: { closeCode: code, reason },
       });

@@ -61,4 +61,20 @@ describe('tokens', () => {
     await new Promise<void>((resolve) => refused.on('state', (next) => next === 'closed' && resolve()));
     expect(errors.map((error) => error.code)).toEqual(['UNAUTHORIZED']);
   });
+
+  it('with a token function, a refused hello is retried (with a fresh token) instead of closing', async () => {
+    const tokens = ['bad-1', 'bad-2', 'good-3'];
+    const client = new HubClient({
+      url: hub.wsUrl,
+      token: () => tokens.shift() ?? 'good-later',
+      reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
+    });
+    clients.push(client);
+    const errors: string[] = [];
+    client.on('error', (error) => errors.push(error.code));
+    await client.append('token/3', { type: 'x/y', data: 1 });
+    expect(client.state).toBe('connected');
+    expect(errors).toEqual(['UNAUTHORIZED', 'UNAUTHORIZED']);
+    expect(tokens).toEqual([]);
+  });
 });
