@@ -134,9 +134,10 @@ export class HubClient extends Emitter<HubClientEvents> {
     await new Promise<void>((resolve, reject) => {
       this.#requests.track(id, {
         onReply: (reply) => {
-          if (reply.type === 'error') {
+          if (reply.type === 'authenticated') resolve();
+          else if (reply.type === 'error') {
             reject(new HubClientError(reply.code, reply.message, { details: reply.details }));
-          } else resolve();
+          } else reject(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${reply.type} in reply to auth`));
         },
         onLost: () => resolve(),
       });
