@@ -43,6 +43,15 @@ export interface AppendPipelineDeps {
 const textEncoder = new TextEncoder();
 
 /**
+ * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
+ * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
+ */
+function conflictBackoff(attempt: number): Promise<void> {
+  const ceilingMs = Math.min(64, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+}
+
+/**
  * Appends, one at a time per session on this node (a promise chain per session, so the node never conflicts with
  * itself): validate the batch with the shared core against the cached session, commit with
  * `expectedSeq = length`, and on a conflict (another node appended) refresh from the store, re-validate and retry
@@ -134,6 +143,7 @@ export class AppendPipeline {
         }
         if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
         metrics.appendRetries.inc();
+        await conflictBackoff(attempt);
         await cache.refresh(entry);
         refreshed = true;
         continue;

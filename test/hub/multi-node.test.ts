@@ -57,7 +57,7 @@ describe('hub: two nodes on one Redis', () => {
       writers.map(async (writer, index) => {
         for (let n = 0; n < perWriter; n++) {
           const ack = await writer.request({ type: 'append', sessionId, events: [note(index, n)] });
-          expect(ack.type).toBe('ack');
+          expect(ack).toMatchObject({ type: 'ack' });
         }
       }),
     );
