@@ -6,6 +6,7 @@ import type {
   TurnEndReasonKind,
 } from '../shared/events.ts';
 import type { JsonObject, JsonValue } from '../shared/json.ts';
+import { isKnownType } from '../shared/index.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq } from './writer-state.ts';
@@ -36,8 +37,11 @@ export interface ToolResultInput {
   readonly meta?: JsonValue;
 }
 
+/** What the writer appends: a typed draft of a known event, or an extension event. */
+type WriterDraft = KnownEventDraft | { readonly type: string; readonly data: JsonValue };
+
 interface Queued {
-  readonly draft: KnownEventDraft;
+  readonly draft: WriterDraft;
   readonly seq: number;
   readonly resolve: (event: SessionEvent) => void;
   readonly reject: (error: unknown) => void;
@@ -223,6 +227,20 @@ export class AgentWriter {
     return this.#write({ type: 'user/message', data: { role: 'user', content } });
   }
 
+  /** Log the request state (`request/header`) so every model request can be rebuilt. */
+  requestHeader(
+    header: { readonly config: JsonValue; readonly tools?: JsonValue },
+    reason: 'initial' | 'resume' | 'change',
+  ): Promise<SessionEvent> {
+    return this.#write({ type: 'request/header', data: { header, reason } });
+  }
+
+  /** Append an extension event (any `<domain>/<name>` type outside the catalog), in order with the rest. */
+  extension(type: string, data: JsonValue): Promise<SessionEvent> {
+    if (isKnownType(type)) return this.#misuse(`${type} is a known type: use its own method`);
+    return this.#write({ type, data });
+  }
+
   /** Resolves when everything written so far is committed; rejects with the writer's failure. */
   async flush(): Promise<void> {
     while (this.#queue.length > 0 || this.#inFlight !== undefined || this.#scheduled) {
@@ -240,7 +258,7 @@ export class AgentWriter {
     return Promise.reject(new HubClientError(ClientErrorCode.INVALID_STATE, message, { sessionId: this.sessionId }));
   }
 
-  #write(draft: KnownEventDraft): Promise<SessionEvent> {
+  #write(draft: WriterDraft): Promise<SessionEvent> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const seq = this.#state.nextSeq;
     foldEvent(this.#state, { ...draft, seq });

@@ -104,6 +104,9 @@ describe('AgentWriter', () => {
     await expect(writer.endTurn('completed')).rejects.toMatchObject({ code: 'INVALID_STATE' });
     // Any other reason answers the open call with an error result and closes the step itself.
     await writer.endTurn('aborted');
+    await expect(writer.extension('turn/start', {})).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await writer.requestHeader({ config: { model: 'm' } }, 'initial');
+    await writer.extension('ui/note', { text: 'shown to humans only' });
     await writer.flush();
     const log = await store.read('writer/3', 0, 100);
     expect(log.map((event) => event.type)).toEqual([
@@ -113,6 +116,8 @@ describe('AgentWriter', () => {
       'tool/result',
       'step/end',
       'turn/end',
+      'request/header',
+      'ui/note',
     ]);
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
   });
