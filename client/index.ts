@@ -4,7 +4,7 @@ export { Subscription } from './subscription.ts';
 export type { SubscriptionState, SubscriptionEvents } from './subscription-types.ts';
 export type { AppendOptions } from './appender.ts';
 export { AgentWriter } from './agent-writer.ts';
-export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer.ts';
+export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode, isHubErrorCode } from './errors.ts';
 export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
