@@ -78,13 +78,14 @@ describe('chaos: connections killed at random while an agent writes 5,000 events
 
     let written = 0;
     let sinceKill = 0;
-    const write = (promise: Promise<unknown>): void => {
+    const acked: SessionEvent[] = [];
+    const write = (promise: Promise<SessionEvent>): void => {
       written++;
       if (++sinceKill >= CHAOS_EVERY) {
         sinceKill = 0;
         chaos();
       }
-      void promise;
+      void promise.then((event) => acked.push(event));
     };
     let turn = 0;
     while (written < TOTAL_EVENTS - 10) {
@@ -108,6 +109,11 @@ describe('chaos: connections killed at random while an agent writes 5,000 events
     expect(log).toHaveLength(lastSeq + 1);
     expect(log.length).toBeGreaterThanOrEqual(TOTAL_EVENTS - 10);
     expect(kills.client + kills.server).toBeGreaterThanOrEqual(10);
+    expect(kills.client).toBeGreaterThan(0);
+    expect(kills.server).toBeGreaterThan(0);
+    // Every write was acknowledged once, with the seq it holds in the log.
+    expect(acked.map((event) => event.seq)).toEqual(log.map((event) => event.seq));
+    expect(acked.map((event) => event.data)).toEqual(log.map((event) => event.data));
     // Exactly once: every chunk's content appears once (a duplicated append would repeat it).
     const chunks = log.filter((event) => event.type === 'assistant/chunk').map((event) => JSON.stringify(event.data));
     expect(new Set(chunks).size).toBe(chunks.length);
