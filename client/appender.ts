@@ -119,9 +119,18 @@ export class Appender {
   }
 
   /** Reject everything still pending (the client closed). */
-  rejectAll(error: HubClientError): void {
+  /** The client closed: reject everything still pending with CLOSED (and each append's key: it may have committed). */
+  rejectAll(): void {
     clearTimeout(this.#retryTimer);
-    for (const settle of [...this.#settlers.values()]) settle(error);
+    for (const [entry, settle] of [...this.#settlers]) {
+      const message = 'the client closed before the ack (it may have committed: retry with the same idempotencyKey)';
+      settle(
+        new HubClientError(ClientErrorCode.CLOSED, message, {
+          sessionId: entry.sessionId,
+          details: { idempotencyKey: entry.idempotencyKey },
+        }),
+      );
+    }
   }
 
   #send(entry: PendingAppend): boolean {

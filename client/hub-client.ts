@@ -212,7 +212,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     if (next === 'closed') {
       clearInterval(this.#refreshTimer);
       this.#requests.loseAll();
-      this.#appender.rejectAll(this.#closedError());
+      this.#appender.rejectAll();
       for (const subscription of [...this.#subscriptions.values()]) subscription.close();
     }
     this.emit('state', next, previous);

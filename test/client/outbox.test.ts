@@ -67,9 +67,9 @@ describe('outbox: appends while disconnected', () => {
   it('close() rejects pending appends with CLOSED', async () => {
     const port = await freePort();
     const client = new HubClient({ url: wsUrl(port), reconnect: fastRetry });
-    const pending = client.append('outbox/3', user('never'));
+    const pending = client.append('outbox/3', user('never'), { idempotencyKey: 'k-closed' });
     client.close();
-    await expect(pending).rejects.toMatchObject({ code: 'CLOSED' });
+    await expect(pending).rejects.toMatchObject({ code: 'CLOSED', details: { idempotencyKey: 'k-closed' } });
     expect(client.state).toBe('closed');
     await expect(client.append('outbox/3', user('x'))).rejects.toMatchObject({ code: 'CLOSED' });
   });
