@@ -61,6 +61,19 @@ export class Emitter<Events extends EventMap> {
   }
 }
 
+/**
+ * Emit an `error` event; with no listener for it, warn on the console instead of dropping it (an unobserved
+ * error must not vanish silently, nor crash the process the way an unhandled Node `error` event would).
+ */
+export function emitError<Events extends EventMap & { error: [error: Error] }>(
+  emitter: Emitter<Events>,
+  error: Error,
+  source: string,
+): void {
+  if (emitter.listenerCount('error') > 0) emitter.emit('error', ...([error] as Events['error']));
+  else console.warn(`[session-hub ${source}] ${error.message}`, error);
+}
+
 /** Default for listener errors: report them as uncaught (never swallowed), without breaking the emitter. */
 export function reportListenerError(error: unknown): void {
   const report = (globalThis as { reportError?: (error: unknown) => void }).reportError;

@@ -6,7 +6,7 @@ import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import type { ConnectionState, TokenSource } from './connection.ts';
-import { Emitter, reportListenerError } from './emitter.ts';
+import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
@@ -105,12 +105,12 @@ export class HubClient extends Emitter<HubClientEvents> {
     };
     this.#connection.on('state', (next, previous) => this.#onState(next, previous));
     this.#connection.on('message', (message) => this.#onMessage(message));
-    this.#connection.on('error', (error) => this.emit('error', error));
+    this.#connection.on('error', (error) => emitError(this, error, 'client'));
     this.#connection.start();
     const refreshMs = options.tokenRefreshIntervalMs;
     if (refreshMs !== undefined && typeof options.token === 'function') {
       this.#refreshTimer = setInterval(() => {
-        this.refreshToken().catch((error: unknown) => this.emit('error', asClientError(error)));
+        this.refreshToken().catch((error: unknown) => emitError(this, asClientError(error), 'client'));
       }, refreshMs);
     }
   }
@@ -236,7 +236,7 @@ export class HubClient extends Emitter<HubClientEvents> {
           }
         }
         if (message.id === undefined) {
-          this.emit('error', new HubClientError(message.code, message.message, { details: message.details }));
+          emitError(this, new HubClientError(message.code, message.message, { details: message.details }), 'client');
         }
         return;
       default:

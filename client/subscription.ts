@@ -1,6 +1,6 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
 import type { ClientMessage, ErrorMessage, ServerMessage } from '../shared/protocol.ts';
-import { Emitter } from './emitter.ts';
+import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
 import { LocalLog } from './local-log.ts';
@@ -232,7 +232,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       this.#fail(error);
       return;
     }
-    this.emit('error', error);
+    emitError(this, error, `subscription ${this.sessionId}`);
     if (this.#state === 'closed') return;
     this.#forgetRequest();
     this.#state = 'pending';
@@ -244,7 +244,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
 
   #fail(error: HubClientError): void {
     this.#finalError = error;
-    this.emit('error', error);
+    emitError(this, error, `subscription ${this.sessionId}`);
     this.close();
   }
 

@@ -35,7 +35,9 @@ function harness(fromSeq = 0) {
   };
   const subscription = new Subscription(link, 's', fromSeq);
   const seen: number[] = [];
+  const errors: string[] = [];
   subscription.on('event', (event) => seen.push(event.seq));
+  subscription.on('error', (error) => errors.push(error.code));
   subscription.connected();
   const lastSubscribe = () => sent.filter((message) => message.type === 'subscribe').at(-1)!;
   const reply = (message: ServerMessage) => {
@@ -49,6 +51,7 @@ function harness(fromSeq = 0) {
     subscription,
     sent,
     seen,
+    errors,
     lastSubscribe,
     reply,
     subscribed,
@@ -134,5 +137,6 @@ describe('Subscription resume logic', () => {
     h.reply({ type: 'error', id: h.lastSubscribe().id, code: 'FORBIDDEN', message: 'no', sessionId: 's' });
     expect(h.subscription.state).toBe('closed');
     await expect(h.subscription.whenLive()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(h.errors).toEqual(['STORE_UNAVAILABLE', 'FORBIDDEN']);
   });
 });
