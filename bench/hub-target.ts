@@ -1,3 +1,4 @@
+import { HubClient, type HubClientState } from '../client/index.ts';
 import { ServerProcess } from './child/spawn.ts';
 import { catchUpSession, HubRawConnection, hubRawSystem } from './clients/hub-raw.ts';
 import type { BenchAppender, BenchContext, HubTarget } from './targets.ts';
@@ -5,28 +6,12 @@ import { benchBatch } from './workload.ts';
 
 let started = 0;
 
-/** The part of the SDK's `HubClient` the append scenario uses. */
-interface SdkClient {
-  readonly state: string;
-  on(event: 'state', listener: (next: string) => void): unknown;
-  append(sessionId: string, drafts: readonly unknown[]): Promise<unknown>;
-  close(): void;
-}
-type SdkClientConstructor = new (options: { url: string; outboxLimit?: number }) => SdkClient;
-
-/** The SDK's `HubClient`, or undefined when client/ has no SDK yet. */
-async function loadHubClient(): Promise<SdkClientConstructor | undefined> {
-  const specifier = '../client/index.ts';
-  const loaded = (await import(specifier)) as { HubClient?: SdkClientConstructor };
-  return loaded.HubClient;
-}
-
 /** An SDK connection (`HubClient`) appending bench events, resolved once connected. */
-async function sdkAppender(HubClient: SdkClientConstructor, port: number): Promise<BenchAppender> {
+async function sdkAppender(port: number): Promise<BenchAppender> {
   const client = new HubClient({ url: `ws://127.0.0.1:${port}/v1/ws`, outboxLimit: 100_000 });
   await new Promise<void>((resolve, reject) => {
     if (client.state === 'connected') return resolve();
-    client.on('state', (next) => {
+    client.on('state', (next: HubClientState) => {
       if (next === 'connected') resolve();
       else if (next === 'closed') reject(new Error('HubClient closed before connecting'));
     });
@@ -39,7 +24,7 @@ async function sdkAppender(HubClient: SdkClientConstructor, port: number): Promi
   };
 }
 
-/** A raw-protocol appender (when the SDK is not available). */
+/** A raw-protocol appender (`ws` + codec): the hub's cost without the SDK's. */
 async function rawAppender(port: number): Promise<BenchAppender> {
   const connection = await HubRawConnection.connect(port);
   return {
@@ -50,12 +35,9 @@ async function rawAppender(port: number): Promise<BenchAppender> {
 }
 
 /** The hub: each node a child process (`hub-process.ts`) on the bench Redis. */
-export async function hubTarget(context: BenchContext, log: (line: string) => void): Promise<HubTarget> {
-  const HubClient = await loadHubClient();
-  if (HubClient === undefined) log('client/ has no HubClient yet: the append scenario uses the raw protocol');
+export function hubTarget(context: BenchContext): HubTarget {
   return {
     system: hubRawSystem,
-    appenderKind: HubClient === undefined ? 'raw' : 'SDK',
     start: (nodes, options) =>
       Promise.all(
         Array.from({ length: nodes }, (_, node) => {
@@ -69,7 +51,7 @@ export async function hubTarget(context: BenchContext, log: (line: string) => vo
           });
         }),
       ),
-    appender: (port) => (HubClient === undefined ? rawAppender(port) : sdkAppender(HubClient, port)),
+    appender: (port, client) => (client === 'SDK' ? sdkAppender(port) : rawAppender(port)),
     catchUp: catchUpSession,
   };
 }

@@ -37,7 +37,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */
 async function loadHubTarget(context: BenchContext): Promise<HubTarget | undefined> {
   try {
-    return await hubTarget(context, log);
+    return hubTarget(context);
   } catch (error) {
     log(`hub not available, measuring the baselines only (${error instanceof Error ? error.message : String(error)})`);
     return undefined;

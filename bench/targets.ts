@@ -64,6 +64,9 @@ export interface CatchUpRun {
   readonly timeToLiveMs: number;
 }
 
+/** The client an append goes through: the SDK (`HubClient`) or the bare protocol (`ws` + codec). */
+export type AppendClient = 'SDK' | 'raw';
+
 /** An appender for the append scenario (one connection; any session). */
 export interface BenchAppender {
   append(sessionId: string, firstIndex: number, size: number, sentAtMs: number): Promise<void>;
@@ -72,10 +75,8 @@ export interface BenchAppender {
 
 /** The hub, seen from the bench: the fan-out clients plus what the other scenarios need. */
 export interface HubTarget extends SystemTarget {
-  /** Which client the append scenario goes through: the SDK (`HubClient`), or raw protocol without it. */
-  readonly appenderKind: 'SDK' | 'raw';
-  /** One connection appending bench events. */
-  appender(port: number): Promise<BenchAppender>;
+  /** One connection appending bench events, through the SDK (`HubClient`) or the bare protocol. */
+  appender(port: number, client: AppendClient): Promise<BenchAppender>;
   /** A new raw-protocol subscriber replays `sessionId` from seq 0 until `live`. */
   catchUp(port: number, sessionId: string): Promise<CatchUpRun>;
 }

@@ -10,7 +10,7 @@ let redis: RedisServer;
 let hub: HubTarget;
 beforeAll(async () => {
   redis = await RedisServer.start();
-  hub = await hubTarget({ quick: true, redisUrl: redis.url }, () => undefined);
+  hub = hubTarget({ quick: true, redisUrl: redis.url });
 });
 afterAll(async () => {
   await redis.stop();
@@ -35,16 +35,18 @@ describe('hub target of the bench (tiny runs; figures not asserted)', () => {
     }
   });
 
-  it('appender and catch-up: a replay from seq 0 sees every stored event, then live', async () => {
+  it('SDK and raw appenders, then catch-up: a replay from seq 0 sees every stored event, then live', async () => {
     const store = await RedisStore.open({ url: redis.url });
     const [server] = await hub.start(1);
     try {
       await fillSessionInStore(store, 'smoke-catchup', 1_500);
-      const appender = await hub.appender(server!.ports[0]!);
-      await appender.append('smoke-catchup', 1_500, 16, 0);
-      appender.close();
+      for (const client of ['SDK', 'raw'] as const) {
+        const appender = await hub.appender(server!.ports[0]!, client);
+        await appender.append('smoke-catchup', 1_500, 16, 0);
+        appender.close();
+      }
       const run = await hub.catchUp(server!.ports[0]!, 'smoke-catchup');
-      expect(run.events).toBe(1_516);
+      expect(run.events).toBe(1_532);
       expect(run.timeToLiveMs).toBeGreaterThanOrEqual(run.lastEventMs);
     } finally {
       await stopAll([server!]);
