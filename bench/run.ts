@@ -4,6 +4,7 @@
  * Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { RedisServer } from '../test/helpers/redis-server.ts';
@@ -92,6 +93,7 @@ async function main(options: BenchOptions): Promise<void> {
     only: options.only,
     durationSec: Math.round(durationSec),
     machine,
+    loadAverageAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     hubMeasured: hub !== undefined,
     rows,
     errors,
