@@ -29,7 +29,11 @@ async function connectAll(target: SystemTarget, port: number, count: number, lab
  * its own session (a UI watching one agent). A warm-up round of connections first loads every code path, then
  * the server's memory is sampled after full GC before and after `connections` idle subscribers.
  */
-export async function measureIdleMemory(target: SystemTarget, connections: number): Promise<IdleMemoryResult> {
+export async function measureIdleMemory(
+  target: SystemTarget,
+  connections: number,
+  settleMs = 1000,
+): Promise<IdleMemoryResult> {
   const [server] = await target.start(1, { exposeGc: true });
   if (server === undefined) throw new Error('no server');
   const port = server.ports[0]!;
@@ -37,10 +41,10 @@ export async function measureIdleMemory(target: SystemTarget, connections: numbe
   try {
     const warmup = await connectAll(target, port, 200, `${label}-warmup`);
     for (const connection of warmup) connection.close();
-    await sleep(500);
+    await sleep(settleMs / 2);
     const before = await server.sampleAfterGc();
     const open = await connectAll(target, port, connections, label);
-    await sleep(1000);
+    await sleep(settleMs);
     const after = await server.sampleAfterGc();
     for (const connection of open) connection.close();
     return {

@@ -25,7 +25,7 @@ export async function runMemory(
   ] as const) {
     if (target === undefined) continue;
     try {
-      const measured = await measureIdleMemory(target, idleConnections(context.quick));
+      const measured = await measureIdleMemory(target, idleConnections(context.quick), context.quick ? 400 : 1000);
       results[key] = measured;
       log(`memory ${key}: ${(measured.rssPerConnectionBytes / 1024).toFixed(1)} KiB RSS per idle connection`);
     } catch (error) {

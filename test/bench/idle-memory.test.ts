@@ -13,7 +13,7 @@ afterAll(async () => {
 
 describe('idle memory harness', () => {
   it('samples the server child after GC before and after the idle connections', async () => {
-    const result = await measureIdleMemory(socketIoTarget({ quick: true, redisUrl: redis.url }), 20);
+    const result = await measureIdleMemory(socketIoTarget({ quick: true, redisUrl: redis.url }), 20, 100);
     expect(result.connections).toBe(20);
     expect(result.rssBeforeBytes).toBeGreaterThan(0);
     expect(result.rssAfterBytes).toBeGreaterThan(0);
