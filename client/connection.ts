@@ -123,8 +123,9 @@ export class Connection extends Emitter<ConnectionEvents> {
     try {
       socket = new this.#options.WebSocket(this.url);
     } catch (error) {
-      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `cannot open socket: ${String(error)}`));
-      this.#scheduleReconnect(undefined);
+      // The constructor throws only for a URL it cannot use (bad syntax or scheme): retrying cannot help.
+      const message = `cannot open a WebSocket to ${this.url}: ${String(error)}`;
+      this.#fail(new HubClientError(ClientErrorCode.CONNECTION_REFUSED, message, { cause: error }));
       return;
     }
     this.#socket = socket;
