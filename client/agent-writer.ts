@@ -1,5 +1,6 @@
 import type {
   AssistantMessage,
+  EventDataMap,
   KnownEventDraft,
   SessionEvent,
   TurnEndReason,
@@ -10,7 +11,7 @@ import { isKnownType } from '../shared/index.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
-import { emptyWriterState, foldEvent, systemPromptSeq } from './writer-state.ts';
+import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { FoldableEvent, WriterState } from './writer-state.ts';
 
 /** What the writer appends: a typed draft of a known event, or an extension event. */
@@ -185,6 +186,22 @@ export class AgentWriter {
       ...(result.meta === undefined ? {} : { meta: result.meta }),
     };
     return this.#write({ type: 'tool/result', data: { ...this.#stepRef(), message, ...extra } });
+  }
+
+  /**
+   * Prune a tool output from the context without rewriting history: replace the current `tool/result` of
+   * `callId` by one whose `message.content` is `content` (everything else stays the same).
+   */
+  pruneToolResult(callId: string, content: JsonValue): Promise<SessionEvent> {
+    const node = toolResultNode(this.#state, callId);
+    if (node === undefined) return this.#misuse(`no tool result for ${callId} on the surface`);
+    const data = node.data as EventDataMap['tool/result'];
+    return this.#write({
+      type: 'tool/result',
+      data: { ...data, message: { ...data.message, content } },
+      surfaceOp: { op: 'replace', startSeq: node.seq, endSeq: node.seq },
+      sourceEventSeqs: [node.seq],
+    });
   }
 
   /** Set the system prompt: appended the first time, then changed by replacing the current system node. */

@@ -81,6 +81,8 @@ describe('AgentWriter', () => {
     await second.endTurn('completed');
     await second.setSystemPrompt('new prompt');
     await writeCalculatorTurn(second, 'q3');
+    await expect(second.pruneToolResult('nope', '')).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await second.pruneToolResult('call-3', '[pruned]');
     await second.flush();
 
     const log = await store.read('writer/2', 0, 1000);
@@ -89,6 +91,16 @@ describe('AgentWriter', () => {
     expect(turns).toEqual([{ turn: 1 }, { turn: 2 }, { turn: 3 }]);
     const messages = deriveMessages(log);
     expect(messages[0]).toEqual({ role: 'system', content: 'new prompt' });
+    expect(messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      '3',
+      'done',
+      '[pruned]',
+    ]);
+    const pruned = log.at(-1)!;
+    expect(pruned.surfaceOp).toMatchObject({ op: 'replace' });
+    expect(log.find((event) => event.seq === pruned.sourceEventSeqs![0])!.data).toMatchObject({
+      message: { toolCallId: 'call-3', content: '3' },
+    });
     expect(messages.filter((message) => message.role === 'system')).toHaveLength(1);
   });
 
