@@ -68,7 +68,13 @@ export class AppendPipeline {
     this.#deps = deps;
   }
 
-  append(input: AppendInput): Promise<AppendOutcome> {
+  /**
+   * Queue an append behind the session's earlier ones. `ready` (e.g. the caller's authorization) is awaited in
+   * the queue, so the order of calls is the commit order even when `ready` settles out of order; when it
+   * rejects, the append fails with its error and nothing is written.
+   */
+  append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
+    ready.catch(() => undefined); // surfaced through the returned promise
     if (this.#closing) return Promise.reject(new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down'));
     const { maxEventsPerAppend } = this.#deps.limits;
     if (input.events.length > maxEventsPerAppend) {
@@ -77,7 +83,10 @@ export class AppendPipeline {
       return Promise.reject(new HubError(HubErrorCode.BATCH_TOO_LARGE, message, details));
     }
     const previous = this.#tails.get(input.sessionId) ?? Promise.resolve();
-    const run = previous.then(() => this.#run(input));
+    const run = previous.then(async () => {
+      await ready;
+      return this.#run(input);
+    });
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -144,7 +153,7 @@ export class AppendPipeline {
         if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
         metrics.appendRetries.inc();
         await conflictBackoff(attempt);
-        await cache.refresh(entry);
+        await cache.refresh(entry, result.epoch);
         refreshed = true;
         continue;
       }

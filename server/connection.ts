@@ -19,6 +19,7 @@ import { errorMessage, HubError, toHubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
+import { SendCoalescer } from './send-coalescer.ts';
 
 export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
   readonly logger: Logger;
@@ -49,9 +50,11 @@ export class Connection {
   readonly #deps: ConnectionDeps;
   readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
+  readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
     this.#ws = ws;
+    this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
     this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
     this.#subscriptions = new ConnectionSubscriptions({
@@ -87,12 +90,14 @@ export class Connection {
 
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
     this.#deps.metrics.hot.framesSent++;
   }
 
   #sendBatch(batch: LiveBatch): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
     this.#deps.metrics.hot.framesSent++;
   }
@@ -151,8 +156,8 @@ export class Connection {
         this.send({ type: 'authenticated', id: message.id });
         return;
       case 'subscribe':
-        await this.#authorize('read', message.sessionId);
-        await this.#subscriptions.subscribe(message);
+        // Registered at once (so an unsubscribe right behind it finds it), started once authorized.
+        await this.#subscriptions.subscribe(message, this.#authorize('read', message.sessionId));
         return;
       case 'unsubscribe':
         this.#subscriptions.unsubscribe(message.sessionId);
@@ -165,11 +170,12 @@ export class Connection {
   }
 
   async #append(message: AppendRequest): Promise<void> {
-    await this.#authorize('append', message.sessionId);
+    // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
+    const authorized = this.#authorize('append', message.sessionId);
     const started = performance.now();
     const { metrics, pipeline } = this.#deps;
     try {
-      const outcome = await pipeline.append(message);
+      const outcome = await pipeline.append(message, authorized);
       metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
       if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
       const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
