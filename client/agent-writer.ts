@@ -62,10 +62,21 @@ export class AgentWriter {
     for (const event of events) foldEvent(this.#state, event);
   }
 
-  /** A writer for `sessionId`, continuing its log (read through a short-lived subscription unless given). */
+  /**
+   * A writer for `sessionId`, continuing its log: `options.events` if given, else the log of this client's open
+   * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
+   */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
     let events = options.events;
-    if (events === undefined) {
+    const existing = client.subscriptionOf(sessionId);
+    if (events === undefined && existing !== undefined) {
+      if (existing.fromSeq !== 0) {
+        const message = `this client follows ${sessionId} from seq ${existing.fromSeq}: pass the log as options.events`;
+        throw new HubClientError('ALREADY_SUBSCRIBED', message, { sessionId });
+      }
+      await existing.whenLive();
+      events = [...existing.events];
+    } else if (events === undefined) {
       const subscription = client.subscribe(sessionId);
       try {
         await subscription.whenLive();

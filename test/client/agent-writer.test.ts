@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
@@ -141,5 +141,18 @@ describe('AgentWriter', () => {
     await expect(writer.userMessage('again')).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.flush()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.startTurn()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
+  });
+
+  it("attaches through the client's own live subscription to the session", async () => {
+    await client.append('writer/5', { type: 'user/message', data: { role: 'user', content: 'earlier' } });
+    const subscription = client.subscribe('writer/5');
+    const writer = await AgentWriter.attach(client, 'writer/5');
+    expect(writer.nextSeq).toBe(1);
+    await writer.startTurn();
+    await writer.endTurn('completed');
+    await writer.flush();
+    await vi.waitFor(() => expect(subscription.lastSeq).toBe(2));
+    expect(subscription.state).toBe('live');
+    subscription.close();
   });
 });
