@@ -14,7 +14,7 @@ export interface CpuProfile {
 }
 
 export interface ProfileEntry {
-  /** `file:line function` (file relative to the repo, or the Node internal / native name). */
+  /** `file:function` (file relative to the repo, or the Node internal / native name). */
   readonly name: string;
   readonly selfMs: number;
   /** Share of all sampled time, 0..1. */
@@ -61,7 +61,9 @@ export function summarizeProfile(profile: CpuProfile, root: string): ProfileSumm
     const frame = byId.get(id)!.callFrame;
     const file = fileOf(frame.url, frame.functionName, root);
     const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
-    return frame.url === '' ? name : `${file}:${frame.lineNumber + 1} ${name}`;
+    // `file:function`; the line only where it means something (tsx-transformed sources all report line 1).
+    if (frame.url === '') return name;
+    return frame.lineNumber > 0 ? `${file}:${name} (line ${frame.lineNumber + 1})` : `${file}:${name}`;
   };
   // The profiler's own start/stop (node:inspector) runs inside the window: leave it out.
   const isProfilerWork = (id: number): boolean => {

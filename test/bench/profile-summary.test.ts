@@ -19,13 +19,13 @@ describe('CPU profile summary', () => {
   it('attributes self time to functions and files, total time up the stack, and leaves out the profiler', () => {
     const summary = summarizeProfile(profile, '/repo/');
     expect(summary.totalMs).toBe(5);
-    expect(summary.functions[0]).toEqual({ name: 'shared/codec.ts:20 encode', selfMs: 3, share: 0.6 });
+    expect(summary.functions[0]).toEqual({ name: 'shared/codec.ts:encode (line 20)', selfMs: 3, share: 0.6 });
     expect(summary.files.map((entry) => entry.name)).toEqual([
       'shared/codec.ts',
       'server/hub.ts',
       '(garbage collector)',
     ]);
-    const handle = summary.inclusive.find((entry) => entry.name === 'server/hub.ts:10 handle');
+    const handle = summary.inclusive.find((entry) => entry.name === 'server/hub.ts:handle (line 10)');
     expect(handle?.selfMs).toBe(4);
     expect(formatProfileSummary(summary, 2)).toContain('60.0%        3 ms  shared/codec.ts:20 encode');
   });
