@@ -27,6 +27,6 @@ describe('CPU profile summary', () => {
     ]);
     const handle = summary.inclusive.find((entry) => entry.name === 'server/hub.ts:handle (line 10)');
     expect(handle?.selfMs).toBe(4);
-    expect(formatProfileSummary(summary, 2)).toContain('60.0%        3 ms  shared/codec.ts:20 encode');
+    expect(formatProfileSummary(summary, 2)).toContain('60.0%        3 ms  shared/codec.ts:encode (line 20)');
   });
 });
