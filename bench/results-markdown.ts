@@ -22,7 +22,7 @@ const { machine } = run;
 const errors = Object.keys(run.errors);
 process.stdout.write(
   [
-    `${run.mode} run of ${run.date} (${run.durationSec} s): ${machine.cpuModel} × ${machine.cores} cores, ` +
+    `${run.mode} run, finished ${run.date} (${run.durationSec} s): ${machine.cpuModel} × ${machine.cores} cores, ` +
       `${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}, Redis ${machine.redis}; ` +
       `1-minute load average ${machine.loadAverageAtStart} at start, ${run.loadAverageAtEnd ?? '?'} at the end.` +
       (errors.length === 0 ? '' : ` Scenarios with errors: ${errors.join(', ')}.`),
