@@ -1,1 +1,2 @@
 export * from './store/event-store.ts';
+export * from './auth/index.ts';
