@@ -1,5 +1,3 @@
-import type { HubLimits } from './limits.ts';
-
 /** Why an event breaks the size limits, or undefined when it fits. */
 export type EventSizeProblem =
   { readonly kind: 'too-large'; readonly maxBytes: number } | { readonly kind: 'too-deep'; readonly maxDepth: number };
@@ -12,7 +10,7 @@ export type EventSizeProblem =
  */
 export function checkEventSize(
   event: unknown,
-  limits: Pick<HubLimits, 'maxEventBytes' | 'maxEventDepth'>,
+  limits: { readonly maxEventBytes: number; readonly maxEventDepth: number },
 ): EventSizeProblem | undefined {
   const stack: { readonly value: unknown; readonly depth: number }[] = [{ value: event, depth: 0 }];
   let bytes = 0;

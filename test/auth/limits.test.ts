@@ -1,36 +1,37 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkEventSize,
-  DEFAULT_LIMITS,
+  checkLimits,
+  DEFAULT_SECURITY_LIMITS,
   LimitsConfigError,
-  resolveLimits,
+  resolveSecurityLimits,
   utf8Length,
 } from '../../server/auth/index.ts';
 
-describe('limits', () => {
+describe('security limits', () => {
   it('documented defaults', () => {
-    expect(DEFAULT_LIMITS).toMatchObject({
-      maxFrameBytes: 1024 * 1024,
-      maxEventBytes: 256 * 1024,
-      maxConnections: 10_000,
+    expect(DEFAULT_SECURITY_LIMITS).toEqual({
+      maxEventDepth: 64,
+      maxSessionIdLength: 256,
+      appendsPerSecond: 1000,
+      appendBurst: 2000,
+      rateLimitCloseAfterMs: 10_000,
       maxBufferedBytes: 1024 * 1024,
+      stallTimeoutMs: 30_000,
     });
-    expect(resolveLimits()).toEqual(DEFAULT_LIMITS);
+    expect(resolveSecurityLimits()).toEqual(DEFAULT_SECURITY_LIMITS);
   });
 
   it('overrides apply; undefined keeps the default; nonsense is refused', () => {
-    expect(resolveLimits({ appendsPerSecond: 5, maxFrameBytes: undefined } as never)).toMatchObject({
+    expect(resolveSecurityLimits({ appendsPerSecond: 5, appendBurst: undefined } as never)).toMatchObject({
       appendsPerSecond: 5,
-      maxFrameBytes: DEFAULT_LIMITS.maxFrameBytes,
+      appendBurst: DEFAULT_SECURITY_LIMITS.appendBurst,
     });
-    for (const bad of [
-      { appendBurst: 0 },
-      { maxConnections: -1 },
-      { stallTimeoutMs: 1.5 },
-      { maxEventBytes: 2 ** 21 },
-    ]) {
-      expect(() => resolveLimits(bad)).toThrow(LimitsConfigError);
+    for (const bad of [{ appendBurst: 0 }, { maxBufferedBytes: -1 }, { stallTimeoutMs: 1.5 }, { maxEventDepth: NaN }]) {
+      expect(() => resolveSecurityLimits(bad)).toThrow(LimitsConfigError);
     }
+    expect(() => checkLimits({ maxEventBytes: 2, maxFrameBytes: 1 })).toThrow(LimitsConfigError);
+    expect(() => checkLimits({ maxEventBytes: 1, maxFrameBytes: 1 })).not.toThrow();
   });
 });
 
