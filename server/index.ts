@@ -1,2 +1,2 @@
-export * from './store/event-store.ts';
+export * from './store/index.ts';
 export * from './auth/index.ts';

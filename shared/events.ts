@@ -32,6 +32,8 @@ export interface AssistantMessage extends JsonObject {
 
 export interface ToolMessage extends JsonObject {
   readonly role: 'tool';
+  /** The `callId` of the `tool/call` this answers (absent in the seed's example: then matched by `toolName`). */
+  readonly toolCallId?: string;
   readonly toolName: string;
   readonly content: JsonValue;
   readonly isError: boolean;
@@ -106,6 +108,17 @@ type KnownDraftOf<T extends KnownEventType> = {
 
 /** A typed draft of a known event (what `AgentWriter` produces). */
 export type KnownEventDraft = { [T in KnownEventType]: KnownDraftOf<T> }[KnownEventType];
+
+/**
+ * A draft that passed validation against a session (`Session.check`): normalized (`surfaceOp` defaulted to
+ * `'append'` on surface types) and deep-frozen. Only `seq` and `time` are missing; the store assigns them.
+ */
+export interface ValidatedDraft {
+  readonly type: string;
+  readonly data: JsonValue;
+  readonly surfaceOp?: SurfaceOp;
+  readonly sourceEventSeqs?: readonly number[];
+}
 
 /**
  * What a writer appends: the store assigns `seq` and `time`. `data` is checked at run time

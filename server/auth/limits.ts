@@ -7,8 +7,6 @@
 export interface SecurityLimits {
   /** Deepest nesting of arrays/objects in an event. Breach: EVENT_TOO_LARGE (`details.maxDepth`). */
   readonly maxEventDepth: number;
-  /** Longest session id (UTF-16 code units). Breach: BAD_REQUEST. */
-  readonly maxSessionIdLength: number;
   /** Sustained appends per second per connection (token bucket refill). Breach: RATE_LIMITED, `details.retryAfterMs`. */
   readonly appendsPerSecond: number;
   /** Appends a connection may make at once above the sustained rate (bucket size). */
@@ -29,7 +27,6 @@ const MiB = 1024 * 1024;
 /** The defaults (see docs/security.md for the reasoning). */
 export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
   maxEventDepth: 64,
-  maxSessionIdLength: 256,
   appendsPerSecond: 1000,
   appendBurst: 2000,
   rateLimitCloseAfterMs: 10_000,

@@ -1,13 +1,7 @@
-import type { SessionEvent, SurfaceOp } from '../../shared/index.ts';
-import type { JsonValue } from '../../shared/index.ts';
+import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
-/** An event that passed validation against the session at `expectedSeq`: only seq and time are missing. */
-export interface ValidatedDraft {
-  readonly type: string;
-  readonly data: JsonValue;
-  readonly surfaceOp?: SurfaceOp;
-  readonly sourceEventSeqs?: readonly number[];
-}
+/** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
+export type { ValidatedDraft } from '../../shared/index.ts';
 
 export interface SessionHead {
   /** Identity of the session's stored data; changes when the data was lost. */
@@ -45,6 +39,17 @@ export type CommitResult =
       readonly status: 'conflict';
       readonly epoch: string;
       readonly headSeq: number;
+    }
+  | {
+      /**
+       * The idempotency key had committed before with a DIFFERENT batch (other types, data or surface ops):
+       * nothing was written. `firstSeq`/`lastSeq` name the batch the key belongs to. Wire code
+       * `IDEMPOTENCY_MISMATCH`.
+       */
+      readonly status: 'idempotency-mismatch';
+      readonly epoch: string;
+      readonly firstSeq: number;
+      readonly lastSeq: number;
     };
 
 /** Committed events of one session, as every hub node sees them (order by seq; may arrive with gaps). */
@@ -82,11 +87,45 @@ export interface EventStore {
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
+  /** Admin: ids of the sessions that exist (have an epoch), in no particular order. Walks the whole store. */
+  listSessions(): Promise<string[]>;
+  /**
+   * Admin: delete a session's events, epoch and idempotency keys. Its watchers (on every node) get
+   * `onResync()`; its next access creates a new epoch, so clients holding a position are reset.
+   * Resolves true when something was deleted.
+   */
+  deleteSession(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** The backend cannot be reached; the operation had no effect. */
+/**
+ * The backend cannot be reached. Nothing is ever half-written (a commit is all or nothing). When the connection
+ * dropped after a commit was sent, the commit may or may not have happened (`maybeCommitted`): retrying with the
+ * same idempotency key is safe either way (it answers `duplicate` with the original seqs).
+ */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
   readonly code = 'STORE_UNAVAILABLE';
+  /** True when a commit reached the wire before the connection failed: its outcome is unknown. */
+  readonly maybeCommitted: boolean;
+
+  constructor(message = 'the store is unavailable', options: { cause?: unknown; maybeCommitted?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.maybeCommitted = options.maybeCommitted ?? false;
+  }
+}
+
+/** A store call with invalid arguments (bad session id, negative seq, empty batch...). Wire code `BAD_REQUEST`. */
+export class StoreRequestError extends Error {
+  override readonly name = 'StoreRequestError';
+  readonly code = 'BAD_REQUEST';
+}
+
+/**
+ * Stored data failed verification on read (undecodable entry, gap in seqs, foreign value types). The store never
+ * returns such data. Wire code `INTERNAL`.
+ */
+export class StoreDataError extends Error {
+  override readonly name = 'StoreDataError';
+  readonly code = 'INTERNAL';
 }

@@ -12,7 +12,6 @@ describe('security limits', () => {
   it('documented defaults', () => {
     expect(DEFAULT_SECURITY_LIMITS).toEqual({
       maxEventDepth: 64,
-      maxSessionIdLength: 256,
       appendsPerSecond: 1000,
       appendBurst: 2000,
       rateLimitCloseAfterMs: 10_000,

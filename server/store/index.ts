@@ -1,0 +1,7 @@
+export * from './event-store.ts';
+export * from './session-id.ts';
+export { MemoryBackend } from './memory-backend.ts';
+export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
+export { RedisStore, type RedisStoreOptions } from './redis-store.ts';
+export { DEFAULT_KEY_PREFIX, sessionKeys, type SessionKeys } from './redis-keys.ts';
+export type { StoreErrorReporter } from './watcher-registry.ts';

@@ -1,0 +1,75 @@
+import type { SessionEvent } from '../../shared/index.ts';
+import type { CommittedBatch } from './event-store.ts';
+import { randomBytes } from 'node:crypto';
+
+/** What an idempotency key remembers: the batch it committed. */
+export interface IdempotencyRecord {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly time: number;
+  readonly digest: string;
+}
+
+/** One session's data in memory. */
+export interface MemorySession {
+  readonly epoch: string;
+  readonly events: SessionEvent[];
+  readonly idempotency: Map<string, IdempotencyRecord>;
+}
+
+/** A new random epoch: 96 bits, base64url (the same form the Redis engine uses). */
+export function newEpoch(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** What a store hears from its backend: committed batches, and sessions that were deleted. */
+export interface BackendListener {
+  committed(batch: CommittedBatch): void;
+  deleted(sessionId: string): void;
+}
+
+/**
+ * The shared "server" of in-memory stores: sessions and the notification bus. Several `MemoryStore`s on one
+ * backend behave like several hub nodes on one Redis.
+ */
+export class MemoryBackend {
+  readonly #sessions = new Map<string, MemorySession>();
+  readonly #listeners = new Set<BackendListener>();
+
+  /** The session, created empty (with a fresh epoch) on first access. */
+  session(sessionId: string): MemorySession {
+    let session = this.#sessions.get(sessionId);
+    if (session === undefined) {
+      session = { epoch: newEpoch(), events: [], idempotency: new Map() };
+      this.#sessions.set(sessionId, session);
+    }
+    return session;
+  }
+
+  /** The session if it was ever accessed. */
+  peek(sessionId: string): MemorySession | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** Ids of the sessions that have data or an epoch. */
+  sessionIds(): string[] {
+    return [...this.#sessions.keys()];
+  }
+
+  /** Forget a session entirely (its next access gets a new epoch) and tell every listening store. */
+  delete(sessionId: string): boolean {
+    const deleted = this.#sessions.delete(sessionId);
+    for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
+    return deleted;
+  }
+
+  /** Announce a committed batch to every listening store, asynchronously but in commit order. */
+  publish(batch: CommittedBatch): void {
+    for (const listener of this.#listeners) queueMicrotask(() => listener.committed(batch));
+  }
+
+  listen(listener: BackendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}

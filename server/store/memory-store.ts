@@ -1,0 +1,121 @@
+import type { SessionEvent } from '../../shared/index.ts';
+import { batchDigest } from './batch-digest.ts';
+import { decodeEventBody, encodeEventBody, toSessionEvent } from './event-codec.ts';
+import {
+  StoreUnavailableError,
+  type CommitRequest,
+  type CommitResult,
+  type EventStore,
+  type SessionHead,
+  type StoreWatchHandlers,
+} from './event-store.ts';
+import { MemoryBackend } from './memory-backend.ts';
+import { checkCommitRequest, checkReadRequest } from './request-check.ts';
+import { validateSessionId } from './session-id.ts';
+import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from './watcher-registry.ts';
+
+export interface MemoryStoreOptions {
+  /** Share one backend between several stores to model several hub nodes on one store. Default: a private one. */
+  readonly backend?: MemoryBackend;
+  /** Where errors thrown by watch handlers go. Default: a process warning. */
+  readonly onError?: StoreErrorReporter;
+}
+
+/**
+ * The embedded engine: one process, nothing persisted. Same semantics as the Redis engine: a random epoch per
+ * session, idempotency keys kept for the session's lifetime (with the batch digest check), conflicts on an
+ * `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are stored as
+ * copies that went through the Redis engine's binary encoding, so both engines return identical values.
+ */
+export class MemoryStore implements EventStore {
+  readonly engine = 'memory';
+  readonly backend: MemoryBackend;
+  readonly #watchers: WatcherRegistry;
+  readonly #stopListening: () => void;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.backend = options.backend ?? new MemoryBackend();
+    this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
+    this.#stopListening = this.backend.listen({
+      committed: (batch) => this.#watchers.deliver(batch),
+      deleted: (sessionId) => this.#watchers.resync([sessionId]),
+    });
+  }
+
+  async head(sessionId: string): Promise<SessionHead> {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    const session = this.backend.session(sessionId);
+    return { epoch: session.epoch, headSeq: session.events.length - 1 };
+  }
+
+  async commit(request: CommitRequest): Promise<CommitResult> {
+    this.#checkOpen();
+    checkCommitRequest(request);
+    const session = this.backend.session(request.sessionId);
+    const { epoch } = session;
+    const digest = request.idempotencyKey === undefined ? '' : batchDigest(request.events);
+    if (request.idempotencyKey !== undefined) {
+      const record = session.idempotency.get(request.idempotencyKey);
+      if (record !== undefined) {
+        const { firstSeq, lastSeq } = record;
+        if (record.digest !== digest) return { status: 'idempotency-mismatch', epoch, firstSeq, lastSeq };
+        return { status: 'duplicate', epoch, firstSeq, lastSeq, time: record.time };
+      }
+    }
+    const firstSeq = session.events.length;
+    if (request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
+    const time = Date.now();
+    const events: SessionEvent[] = request.events.map((draft, index) =>
+      toSessionEvent(decodeEventBody(encodeEventBody(draft), 'memory'), firstSeq + index, time),
+    );
+    session.events.push(...events);
+    if (request.idempotencyKey !== undefined) {
+      const lastSeq = firstSeq + events.length - 1;
+      session.idempotency.set(request.idempotencyKey, { firstSeq, lastSeq, time, digest });
+    }
+    this.backend.publish({ sessionId: request.sessionId, epoch, events });
+    return { status: 'committed', epoch, events };
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    this.#checkOpen();
+    checkReadRequest(sessionId, fromSeq, limit);
+    return this.backend.peek(sessionId)?.events.slice(fromSeq, fromSeq + limit) ?? [];
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    this.#watchers.add(sessionId, handlers);
+    return () => {
+      this.#watchers.remove(sessionId, handlers);
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.#checkOpen();
+  }
+
+  async listSessions(): Promise<string[]> {
+    this.#checkOpen();
+    return this.backend.sessionIds();
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    return this.backend.delete(sessionId);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopListening();
+    this.#watchers.clear();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StoreUnavailableError('the store is closed');
+  }
+}

@@ -1,0 +1,115 @@
+import type { Redis } from 'ioredis';
+import { StoreUnavailableError, type StoreWatchHandlers } from './event-store.ts';
+import { decodeCommittedMessage } from './redis-entries.ts';
+import { DELETED_NOTICE } from './redis-scripts.ts';
+import type { StoreErrorReporter } from './watcher-registry.ts';
+import { WatcherRegistry } from './watcher-registry.ts';
+
+interface Subscription {
+  readonly channel: string;
+  /** Settles when the SUBSCRIBE is acknowledged: from then on, every commit of the session is delivered. */
+  active: Promise<void>;
+}
+
+/**
+ * Live notifications of the Redis engine: one subscriber connection per store, SUBSCRIBE per watched session
+ * (reference-counted through the watcher registry, UNSUBSCRIBE when the last watcher leaves). After the
+ * subscriber reconnects, every channel is subscribed again and then every watcher gets `onResync()`.
+ */
+export class RedisNotifications {
+  readonly #subscriber: Redis;
+  readonly #watchers: WatcherRegistry;
+  readonly #report: StoreErrorReporter;
+  readonly #bySession = new Map<string, Subscription>();
+  readonly #byChannel = new Map<string, string>();
+  #wasReady = false;
+
+  constructor(subscriber: Redis, report: StoreErrorReporter) {
+    this.#subscriber = subscriber;
+    this.#report = report;
+    this.#watchers = new WatcherRegistry(report);
+    subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.#onMessage(channel, message));
+    subscriber.on('ready', () => this.#onReady());
+  }
+
+  watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
+    if (this.#watchers.add(sessionId, handlers)) {
+      const subscription: Subscription = { channel, active: this.#subscribe([channel]) };
+      this.#bySession.set(sessionId, subscription);
+      this.#byChannel.set(channel, sessionId);
+    }
+    return () => {
+      if (!this.#watchers.remove(sessionId, handlers)) return;
+      this.#bySession.delete(sessionId);
+      this.#byChannel.delete(channel);
+      this.#subscriber.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
+    };
+  }
+
+  /**
+   * Resolves once notifications of `sessionId` flow (immediately when it is not watched), so that a read made
+   * after `watch()` misses nothing. Rejects with `StoreUnavailableError` after `timeoutMs`.
+   */
+  async whenActive(sessionId: string, timeoutMs: number): Promise<void> {
+    const subscription = this.#bySession.get(sessionId);
+    if (subscription === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError('redis: the notification subscription is not established')),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([subscription.active, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): void {
+    this.#watchers.clear();
+    this.#bySession.clear();
+    this.#byChannel.clear();
+  }
+
+  #subscribe(channels: string[]): Promise<void> {
+    return this.#subscriber.subscribe(...channels).then(
+      () => undefined,
+      (error: unknown) => this.#reportError(error),
+    );
+  }
+
+  #onReady(): void {
+    if (!this.#wasReady) {
+      this.#wasReady = true;
+      return;
+    }
+    // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile.
+    const sessions = [...this.#bySession.entries()];
+    if (sessions.length === 0) return;
+    const active = this.#subscribe(sessions.map(([, subscription]) => subscription.channel));
+    for (const [, subscription] of sessions) subscription.active = active;
+    void active.then(() => this.#watchers.resync(sessions.map(([sessionId]) => sessionId)));
+  }
+
+  #onMessage(channelBuffer: Buffer, message: Buffer): void {
+    const sessionId = this.#byChannel.get(channelBuffer.toString());
+    if (sessionId === undefined) return; // unsubscribed meanwhile
+    if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+      this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
+      return;
+    }
+    try {
+      this.#watchers.deliver(decodeCommittedMessage(sessionId, message));
+    } catch (error) {
+      // Never deliver garbage: report, and let the watchers re-read from the log (which verifies again).
+      this.#reportError(error);
+      this.#watchers.resync([sessionId]);
+    }
+  }
+
+  #reportError(error: unknown): void {
+    this.#report(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -1,0 +1,276 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { SessionEvent } from '../../shared/index.ts';
+import { batchDigest } from './batch-digest.ts';
+import { encodeEventBody, msgpackArrayHeader, toSessionEvent } from './event-codec.ts';
+import {
+  StoreDataError,
+  StoreUnavailableError,
+  type CommitRequest,
+  type CommitResult,
+  type EventStore,
+  type SessionHead,
+  type StoreWatchHandlers,
+} from './event-store.ts';
+import { newEpoch } from './memory-backend.ts';
+import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
+import { toStoreError } from './redis-errors.ts';
+import {
+  checkKeyPrefix,
+  DEFAULT_KEY_PREFIX,
+  epochKeyPattern,
+  sessionIdOfEpochKey,
+  sessionKeys,
+  type SessionKeys,
+} from './redis-keys.ts';
+import { RedisNotifications } from './redis-notifications.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { checkCommitRequest, checkReadRequest } from './request-check.ts';
+import { validateSessionId } from './session-id.ts';
+import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
+
+export interface RedisStoreOptions {
+  /** Redis URL (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS). Default `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /**
+   * A connection whose settings (host, port, auth, TLS, db...) to copy: the store opens its own two connections
+   * with `duplicate()` and never uses or closes this one. Takes precedence over `url`.
+   */
+  readonly redis?: Redis;
+  /** Prefix of every key and channel. Default `sh:`. No braces (they would break the hash tag). */
+  readonly keyPrefix?: string;
+  /** A command without an answer after this long fails with `StoreUnavailableError`. Default 2000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** TCP connect timeout, and how long `RedisStore.open` waits for Redis. Default 3000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
+  readonly onError?: StoreErrorReporter;
+}
+
+interface ScriptCommands {
+  shCommit(...args: (string | Buffer)[]): Promise<unknown>;
+  shHead(...args: string[]): Promise<unknown>;
+  shDelete(...args: string[]): Promise<unknown>;
+}
+
+function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
+  const [first, last, time, digest = ''] = text.split(':');
+  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+}
+
+/**
+ * The production engine: one Redis stream per session (entry id `<seq>-1`), commits by one atomic Lua script,
+ * live notifications over pub/sub. See docs/storage.md for the key layout, formats and durability.
+ *
+ * Fails fast: while Redis is unreachable every call rejects with `StoreUnavailableError` at once (no offline
+ * queue); the connections reconnect on their own, and watchers get `onResync()` once notifications flow again.
+ */
+export class RedisStore implements EventStore {
+  readonly engine = 'redis';
+  readonly keyPrefix: string;
+  readonly #redis: Redis & ScriptCommands;
+  readonly #subscriber: Redis;
+  readonly #notifications: RedisNotifications;
+  readonly #commandTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #report: StoreErrorReporter;
+  #outageReported = false;
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    checkKeyPrefix(this.keyPrefix);
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
+    this.#report = options.onError ?? reportAsWarning;
+    const common: RedisOptions = {
+      connectTimeout: this.#connectTimeoutMs,
+      retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+      keepAlive: 10_000,
+    };
+    const commandOptions: RedisOptions = {
+      ...common,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: this.#commandTimeoutMs,
+    };
+    const subscriberOptions: RedisOptions = {
+      ...common,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: false,
+    };
+    const template = options.redis;
+    const url = options.url ?? 'redis://127.0.0.1:6379';
+    const command = template ? template.duplicate(commandOptions) : new Redis(url, commandOptions);
+    this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
+    command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
+    command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
+    this.#redis = command as Redis & ScriptCommands;
+    for (const connection of [command, this.#subscriber]) {
+      connection.on('error', (error: Error) => this.#onConnectionError(error));
+      connection.on('ready', () => {
+        this.#outageReported = false;
+      });
+    }
+    this.#notifications = new RedisNotifications(this.#subscriber, this.#report);
+  }
+
+  /** Create a store and wait until Redis answers; rejects with `StoreUnavailableError` after the connect timeout. */
+  static async open(options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    try {
+      await store.whenReady();
+      await store.#checkServerVersion();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  /** Resolves when the command connection is ready (at once if it is), rejects after the connect timeout. */
+  async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
+    if (this.#redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#redis.off('ready', onReady);
+        reject(new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#redis.once('ready', onReady);
+    });
+  }
+
+  /** The Redis keys of a session (for tools and tests). */
+  keys(sessionId: string): SessionKeys {
+    validateSessionId(sessionId);
+    return sessionKeys(this.keyPrefix, sessionId);
+  }
+
+  async head(sessionId: string): Promise<SessionHead> {
+    const keys = this.keys(sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch, newEpoch()));
+    const [epoch, length] = reply as [string, number];
+    return { epoch, headSeq: length - 1 };
+  }
+
+  async commit(request: CommitRequest): Promise<CommitResult> {
+    checkCommitRequest(request);
+    const keys = sessionKeys(this.keyPrefix, request.sessionId);
+    const key = request.idempotencyKey ?? '';
+    const digest = key === '' ? '' : batchDigest(request.events);
+    const bodies = request.events.map(encodeEventBody);
+    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel];
+    const reply = await this.#call('commit', true, () =>
+      this.#redis.shCommit(
+        keys.log,
+        keys.epoch,
+        keys.idempotency,
+        ...args,
+        msgpackArrayHeader(bodies.length),
+        ...bodies,
+      ),
+    );
+    const [status, epoch, detail] = reply as [string, string, string];
+    if (status === 'committed') {
+      const time = Number(detail);
+      const events: SessionEvent[] = request.events.map((draft, index) =>
+        toSessionEvent(draft, request.expectedSeq + index, time),
+      );
+      return { status, epoch, events };
+    }
+    if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
+    if (status === 'duplicate') {
+      const record = parseSeqRecord(detail);
+      const { firstSeq, lastSeq } = record;
+      if (record.digest !== digest) return { status: 'idempotency-mismatch', epoch, firstSeq, lastSeq };
+      return { status, epoch, firstSeq, lastSeq, time: record.time };
+    }
+    throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const entries = await this.#call('read', false, () =>
+      this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
+    );
+    return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    const keys = this.keys(sessionId);
+    return this.#notifications.watch(sessionId, keys.channel, handlers);
+  }
+
+  async ping(): Promise<void> {
+    await this.#call('ping', false, () => this.#redis.ping());
+  }
+
+  async listSessions(): Promise<string[]> {
+    const sessionIds: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#call('list', false, () =>
+        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix), 'COUNT', 1000),
+      );
+      cursor = next;
+      for (const key of keys) {
+        const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
+        if (sessionId !== undefined) sessionIds.push(sessionId);
+      }
+    } while (cursor !== '0');
+    return [...new Set(sessionIds)]; // SCAN may return a key twice
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    const deleted = await this.#call('delete', false, () =>
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.channel),
+    );
+    return Number(deleted) > 0;
+  }
+
+  async close(): Promise<void> {
+    this.#notifications.close();
+    await Promise.all(
+      [this.#redis, this.#subscriber].map((connection) =>
+        connection.status === 'ready'
+          ? connection.quit().then(
+              () => undefined,
+              () => connection.disconnect(),
+            )
+          : connection.disconnect(),
+      ),
+    );
+  }
+
+  /** The scripts use `#!lua` shebang flags: Redis 7.0 or newer. */
+  async #checkServerVersion(): Promise<void> {
+    const info = await this.#call('info', false, () => this.#redis.info('server'));
+    const version = /^redis_version:(\d+)\./m.exec(info)?.[1];
+    if (version !== undefined && Number(version) < 7) {
+      throw new Error(`session-hub needs Redis 7.0 or newer (found ${version}.x)`);
+    }
+  }
+
+  async #call<T>(operation: string, isCommit: boolean, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw toStoreError(error, operation, isCommit);
+    }
+  }
+
+  #onConnectionError(error: Error): void {
+    if (this.#outageReported) return;
+    this.#outageReported = true;
+    this.#report(new StoreUnavailableError(`redis connection: ${error.message}`, { cause: error }));
+  }
+}

@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionEvent } from '../../shared/index.ts';
+import type {
+  CommitResult,
+  CommittedBatch,
+  EventStore,
+  StoreWatchHandlers,
+  ValidatedDraft,
+} from '../../server/store/event-store.ts';
+import { MemoryBackend } from '../../server/store/memory-backend.ts';
+import { MemoryStore } from '../../server/store/memory-store.ts';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+/** A backend under test: `open()` gives a new store instance on it (another "hub node"). */
+interface ConformanceBackend {
+  open(): Promise<EventStore>;
+  teardown(): Promise<void>;
+}
+
+const WAIT = { timeout: 10_000, interval: 10 };
+
+function drafts(count: number, label = 'e'): ValidatedDraft[] {
+  return Array.from({ length: count }, (_, index) => ({ type: 'test/event', data: { label, index } }));
+}
+
+function committed(result: CommitResult): readonly SessionEvent[] {
+  if (result.status !== 'committed') throw new Error(`expected a commit, got ${result.status}`);
+  return result.events;
+}
+
+/** A watcher that records what it receives. */
+function recorder(): StoreWatchHandlers & { batches: CommittedBatch[]; resyncs: number } {
+  const state = {
+    batches: [] as CommittedBatch[],
+    resyncs: 0,
+    onCommitted(batch: CommittedBatch) {
+      state.batches.push(batch);
+    },
+    onResync() {
+      state.resyncs++;
+    },
+  };
+  return state;
+}
+
+/** The one conformance suite every `EventStore` engine must pass. */
+export function describeEventStoreConformance(name: string, setup: () => Promise<ConformanceBackend>): void {
+  describe(`EventStore conformance: ${name}`, () => {
+    let backend: ConformanceBackend;
+    let a: EventStore;
+    let b: EventStore;
+    const newSession = (): string => `s-${randomUUID()}`;
+
+    beforeAll(async () => {
+      backend = await setup();
+      a = await backend.open();
+      b = await backend.open();
+    });
+    afterAll(async () => {
+      await Promise.all([a?.close(), b?.close()]);
+      await backend?.teardown();
+    });
+
+    it('gives an empty session head -1 and a stable epoch, the same on every instance', async () => {
+      const sessionId = newSession();
+      const first = await a.head(sessionId);
+      expect(first.headSeq).toBe(-1);
+      expect(first.epoch).toMatch(/^[A-Za-z0-9_-]{8,}$/);
+      expect(await a.head(sessionId)).toEqual(first);
+      expect(await b.head(sessionId)).toEqual(first);
+      expect((await a.head(newSession())).epoch).not.toBe(first.epoch);
+      expect(await a.read(sessionId, 0, 10)).toEqual([]);
+    });
+
+    it('assigns contiguous seqs and one commit time per batch', async () => {
+      const sessionId = newSession();
+      const { epoch } = await a.head(sessionId);
+      const first = await a.commit({ sessionId, expectedSeq: 0, events: drafts(3) });
+      expect(first.status).toBe('committed');
+      expect(first.epoch).toBe(epoch);
+      const firstEvents = committed(first);
+      expect(firstEvents.map((event) => event.seq)).toEqual([0, 1, 2]);
+      const time = firstEvents[0]!.time;
+      expect(Number.isSafeInteger(time) && time > 0).toBe(true);
+      expect(firstEvents.every((event) => event.time === time)).toBe(true);
+      expect(firstEvents.map((event) => event.data)).toEqual(drafts(3).map((draft) => draft.data));
+
+      const second = committed(await b.commit({ sessionId, expectedSeq: 3, events: drafts(2, 'f') }));
+      expect(second.map((event) => event.seq)).toEqual([3, 4]);
+      expect(await a.head(sessionId)).toEqual({ epoch, headSeq: 4 });
+    });
+
+    it('reads ranges: from 0, from the middle, at the head, beyond the head', async () => {
+      const sessionId = newSession();
+      const all = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(10) }));
+      expect(await b.read(sessionId, 0, 100)).toEqual(all);
+      expect(await b.read(sessionId, 0, 3)).toEqual(all.slice(0, 3));
+      expect(await b.read(sessionId, 3, 4)).toEqual(all.slice(3, 7));
+      expect(await b.read(sessionId, 9, 5)).toEqual(all.slice(9));
+      expect(await b.read(sessionId, 10, 5)).toEqual([]);
+      expect(await b.read(sessionId, 1000, 5)).toEqual([]);
+    });
+
+    it('reports an expectedSeq conflict with the head and leaves the log unchanged', async () => {
+      const sessionId = newSession();
+      const { epoch } = await a.head(sessionId);
+      const events = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(2) }));
+      for (const expectedSeq of [0, 1, 3, 7]) {
+        const result = await b.commit({ sessionId, expectedSeq, events: drafts(1, 'late') });
+        expect(result).toEqual({ status: 'conflict', epoch, headSeq: 1 });
+      }
+      expect(await a.read(sessionId, 0, 10)).toEqual(events);
+      expect((await a.head(sessionId)).headSeq).toBe(1);
+    });
+
+    it('commits a retried batch with the same idempotency key once and answers with the original seqs', async () => {
+      const sessionId = newSession();
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(1, 'before') });
+      const batch = drafts(2, 'once');
+      const original = await a.commit({ sessionId, expectedSeq: 1, events: batch, idempotencyKey: 'k1' });
+      const events = committed(original);
+      const retry = await b.commit({ sessionId, expectedSeq: 1, events: batch, idempotencyKey: 'k1' });
+      expect(retry).toEqual({
+        status: 'duplicate',
+        epoch: original.epoch,
+        firstSeq: 1,
+        lastSeq: 2,
+        time: events[0]!.time,
+      });
+      // A retry after other commits (stale expectedSeq) is still a duplicate; key order does not matter.
+      await a.commit({ sessionId, expectedSeq: 3, events: drafts(1, 'after') });
+      const reordered = batch.map((draft) => ({ data: draft.data, type: draft.type }));
+      expect((await a.commit({ sessionId, expectedSeq: 3, events: reordered, idempotencyKey: 'k1' })).status).toBe(
+        'duplicate',
+      );
+      expect(await a.commit({ sessionId, expectedSeq: 4, events: drafts(2, 'other'), idempotencyKey: 'k1' })).toEqual({
+        status: 'idempotency-mismatch',
+        epoch: original.epoch,
+        firstSeq: 1,
+        lastSeq: 2,
+      });
+      const log = await b.read(sessionId, 0, 100);
+      expect(log.map((event) => (event.data as { label: string }).label)).toEqual(['before', 'once', 'once', 'after']);
+      const other = await a.commit({ sessionId, expectedSeq: 4, events: drafts(1), idempotencyKey: 'k2' });
+      expect(committed(other).map((event) => event.seq)).toEqual([4]);
+    });
+
+    it('lets exactly one of several commits racing on the same expectedSeq win', async () => {
+      const sessionId = newSession();
+      await a.head(sessionId);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          (index % 2 === 0 ? a : b).commit({ sessionId, expectedSeq: 0, events: drafts(2, `w${index}`) }),
+        ),
+      );
+      const winners = results.filter((result) => result.status === 'committed');
+      expect(winners).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'conflict')).toHaveLength(7);
+      for (const result of results) if (result.status === 'conflict') expect(result.headSeq).toBe(1);
+      expect(await a.read(sessionId, 0, 10)).toEqual(committed(winners[0]!));
+    });
+
+    it('delivers committed batches in commit order to watchers on another instance', async () => {
+      const sessionId = newSession();
+      const remote = recorder();
+      const local = recorder();
+      b.watch(sessionId, remote);
+      a.watch(sessionId, local);
+      const { epoch } = await b.head(sessionId); // after watch(): notifications are flowing
+      await a.head(sessionId);
+      const sent: SessionEvent[] = [];
+      for (let batch = 0; batch < 5; batch++) {
+        sent.push(...committed(await a.commit({ sessionId, expectedSeq: sent.length, events: drafts(batch + 1) })));
+      }
+      for (const watcher of [remote, local]) {
+        await vi.waitFor(() => expect(watcher.batches.flatMap((batch) => batch.events)).toHaveLength(15), WAIT);
+        expect(watcher.batches.map((batch) => batch.events.length)).toEqual([1, 2, 3, 4, 5]);
+        expect(watcher.batches.flatMap((batch) => batch.events)).toEqual(sent);
+        expect(watcher.batches.every((batch) => batch.sessionId === sessionId && batch.epoch === epoch)).toBe(true);
+      }
+    });
+
+    it('stops delivery to a watcher after its stop function, and not to the others', async () => {
+      const sessionId = newSession();
+      const stopped = recorder();
+      const kept = recorder();
+      const stop = b.watch(sessionId, stopped);
+      b.watch(sessionId, kept);
+      await b.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(1) });
+      await vi.waitFor(() => expect(stopped.batches).toHaveLength(1), WAIT);
+      stop();
+      stop();
+      await a.commit({ sessionId, expectedSeq: 1, events: drafts(1) });
+      await vi.waitFor(() => expect(kept.batches).toHaveLength(2), WAIT);
+      expect(stopped.batches).toHaveLength(1);
+      // A watcher that comes back after the last one left gets notifications again.
+      const again = recorder();
+      b.watch(sessionId, again);
+      await b.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 2, events: drafts(1) });
+      await vi.waitFor(() => expect(again.batches.map((batch) => batch.events[0]!.seq)).toEqual([2]), WAIT);
+    });
+
+    it('round-trips data exactly: unicode, floats, big safe integers, nesting, empty containers', async () => {
+      const sessionId = newSession();
+      const awkward: Record<string, unknown> = {
+        text: 'héllo wörld — 日本語 😀👩‍👩‍👧 \u2028\u2029 \u0000 tab\t',
+        floats: [0.1, -1.5, 1e-300, 5e-324, 123456.789, 2.5e-7],
+        ints: [0, -1, 255, 256, 65536, 4294967295, 4294967296, 9007199254740991, -9007199254740991],
+        nested: { a: { b: { c: [[[{ d: [null, true, false] }]]] } } },
+        empties: { array: [], object: {}, string: '' },
+        '': 'empty key',
+        'key with 😀': 1,
+      };
+      Object.defineProperty(awkward, '__proto__', { value: { own: true }, enumerable: true, writable: true });
+      const events: ValidatedDraft[] = [
+        { type: 'test/awkward', data: awkward as ValidatedDraft['data'] },
+        { type: 'user/message', data: { role: 'user', content: 'hi' }, surfaceOp: 'append' },
+        {
+          type: 'assistant/message',
+          data: { turn: 1, step: 1, message: { role: 'assistant', content: [] } },
+          surfaceOp: { op: 'replace', startSeq: 1, endSeq: 1 },
+          sourceEventSeqs: [0, 1],
+        },
+        { type: 'test/values', data: [] },
+        { type: 'test/values', data: 'string data' },
+        { type: 'test/values', data: null },
+        { type: 'test/values', data: -0.25 },
+      ];
+      const watcher = recorder();
+      b.watch(sessionId, watcher);
+      await b.head(sessionId);
+      const written = committed(await a.commit({ sessionId, expectedSeq: 0, events }));
+      const read = await b.read(sessionId, 0, 100);
+      await vi.waitFor(() => expect(watcher.batches).toHaveLength(1), WAIT);
+      for (const copy of [written, read, watcher.batches[0]!.events]) {
+        expect(copy).toStrictEqual(written);
+        expect(
+          copy.map(({ type, data, surfaceOp, sourceEventSeqs }) => ({ type, data, surfaceOp, sourceEventSeqs })),
+        ).toStrictEqual(
+          events.map(({ type, data, surfaceOp, sourceEventSeqs }) => ({ type, data, surfaceOp, sourceEventSeqs })),
+        );
+        const data = copy[0]!.data as Record<string, unknown>;
+        expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+        expect(Object.keys(data)).toEqual(Object.keys(awkward));
+        expect(Object.getOwnPropertyDescriptor(data, '__proto__')?.value).toEqual({ own: true });
+      }
+      // What the store hands out from its backend is deep-frozen (the committed result echoes the caller's drafts).
+      for (const copy of [read, watcher.batches[0]!.events]) {
+        const data = copy[0]!.data as Record<string, unknown>;
+        expect(Object.isFrozen(copy[0]) && Object.isFrozen(data)).toBe(true);
+        expect(Object.isFrozen((data['nested'] as Record<string, unknown>)['a'])).toBe(true);
+      }
+    });
+
+    it('rejects invalid session ids and malformed requests with BAD_REQUEST, writing nothing', async () => {
+      const badIds = ['', 'a{b}c', 'tab\there', 'x'.repeat(257), '\ud800'];
+      for (const sessionId of badIds) {
+        await expect(a.head(sessionId)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+        await expect(a.commit({ sessionId, expectedSeq: 0, events: drafts(1) })).rejects.toMatchObject({
+          code: 'BAD_REQUEST',
+        });
+        expect(() => a.watch(sessionId, recorder())).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+      }
+      const sessionId = newSession();
+      await expect(a.commit({ sessionId, expectedSeq: 0, events: [] })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      await expect(a.commit({ sessionId, expectedSeq: -1, events: drafts(1) })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+      });
+      await expect(a.read(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      await expect(a.read(sessionId, 0, 0)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      expect((await a.head(sessionId)).headSeq).toBe(-1);
+      expect((await a.head('x'.repeat(256))).headSeq).toBe(-1);
+    });
+
+    it('lists sessions, and deletes one: new epoch, empty log, watchers told to resync', async () => {
+      const sessionId = newSession();
+      const { epoch } = await a.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(2), idempotencyKey: 'k' });
+      expect(await b.listSessions()).toContain(sessionId);
+      const watcher = recorder();
+      b.watch(sessionId, watcher);
+      await b.head(sessionId);
+      expect(await a.deleteSession(sessionId)).toBe(true);
+      await vi.waitFor(() => expect(watcher.resyncs).toBe(1), WAIT);
+      expect(await b.listSessions()).not.toContain(sessionId);
+      expect(await b.read(sessionId, 0, 10)).toEqual([]);
+      const fresh = await b.head(sessionId);
+      expect(fresh.headSeq).toBe(-1);
+      expect(fresh.epoch).not.toBe(epoch);
+      // The idempotency keys went with it.
+      const again = await a.commit({ sessionId, expectedSeq: 0, events: drafts(1), idempotencyKey: 'k' });
+      expect(again.status).toBe('committed');
+      expect(await a.deleteSession(newSession())).toBe(false);
+    });
+
+    it('answers ping while the backend is up', async () => {
+      await expect(a.ping()).resolves.toBeUndefined();
+    });
+  });
+}
+
+describeEventStoreConformance('memory', async () => {
+  const shared = new MemoryBackend();
+  return { open: async () => new MemoryStore({ backend: shared }), teardown: async () => {} };
+});
+describeEventStoreConformance('redis', async () => {
+  const server = await RedisServer.start();
+  const keyPrefix = `conf-${randomUUID().slice(0, 8)}:`;
+  return {
+    open: () => RedisStore.open({ url: server.url, keyPrefix }),
+    teardown: () => server.stop(),
+  };
+});

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ValidatedDraft } from '../../server/store/event-store.ts';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisServer, type RedisServerOptions } from '../helpers/redis-server.ts';
+
+const WAIT = { timeout: 15_000, interval: 50 };
+const drafts = (count: number): ValidatedDraft[] =>
+  Array.from({ length: count }, (_, index) => ({ type: 'test/event', data: { index, text: 'ü😀' } }));
+
+describe('RedisStore across a Redis restart (SIGKILL)', () => {
+  let server: RedisServer | undefined;
+  let store: RedisStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    await server?.stop();
+  });
+
+  async function commitThenRestart(options: RedisServerOptions) {
+    server = await RedisServer.start(options);
+    store = await RedisStore.open({ url: server.url, onError: () => {} });
+    const before = await store.head('s1');
+    for (let batch = 0; batch < 3; batch++) {
+      const result = await store.commit({ sessionId: 's1', expectedSeq: batch * 2, events: drafts(2) });
+      expect(result.status).toBe('committed');
+    }
+    const written = await store.read('s1', 0, 100);
+    await server.kill();
+    await server.restart();
+    // The store reconnects on its own.
+    const after = await vi.waitFor(() => store!.head('s1'), WAIT);
+    return { before, written, after };
+  }
+
+  it('loses nothing and keeps the epoch with AOF appendfsync always', async () => {
+    const { before, written, after } = await commitThenRestart({ appendOnly: true, appendFsync: 'always' });
+    expect(after).toEqual({ epoch: before.epoch, headSeq: 5 });
+    expect(await store!.read('s1', 0, 100)).toEqual(written);
+    // Idempotency keys survive too, and new commits continue the seqs.
+    const next = await store!.commit({ sessionId: 's1', expectedSeq: 6, events: drafts(1) });
+    expect(next.status === 'committed' && next.events[0]!.seq).toBe(6);
+  });
+
+  it('gives the session a new epoch and an empty log without persistence', async () => {
+    const { before, written, after } = await commitThenRestart({});
+    expect(written).toHaveLength(6);
+    expect(after.headSeq).toBe(-1);
+    expect(after.epoch).not.toBe(before.epoch);
+    expect(await store!.read('s1', 0, 100)).toEqual([]);
+    expect(await store!.head('s1')).toEqual(after);
+  });
+});
