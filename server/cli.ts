@@ -1,10 +1,89 @@
-/** `session-hub` command line. */
+import { createHub } from './hub.ts';
+import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { MemoryStore } from './store/memory-store.ts';
+import { RedisStore } from './store/redis-store.ts';
+import type { EventStore } from './store/event-store.ts';
+
+const usage = `Usage: session-hub <command> [options]
+
+Commands:
+  serve     start a hub node (see: session-hub serve --help)
+`;
+
+/** `session-hub` command line. Resolves with the exit code once the command is done. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command = 'serve'] = argv;
-  if (command === 'serve') {
-    process.stderr.write('session-hub: the hub is not implemented yet\n');
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (command !== 'serve') {
+    process.stderr.write(`session-hub: unknown command ${command}\n\n${usage}`);
+    return 2;
+  }
+  let options: ServeOptions | 'help';
+  try {
+    options = parseServeArgs(rest, process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`session-hub: ${error.message}\n\n${serveUsage}`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(serveUsage);
+    return 0;
+  }
+  return serve(options);
+}
+
+async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
+  const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
+  if (options.redisUrl === undefined) return new MemoryStore({ onError });
+  return RedisStore.open({
+    url: options.redisUrl,
+    onError,
+    ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+  });
+}
+
+async function serve(options: ServeOptions): Promise<number> {
+  const logger = createLogger(options.logLevel);
+  let store: EventStore;
+  try {
+    store = await openStore(options, logger);
+  } catch (error) {
+    logger.fatal({ err: error, redis: options.redisUrl }, 'could not open the store');
+    process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
     return 1;
   }
-  process.stderr.write(`session-hub: unknown command ${command}\n`);
-  return 2;
+  const hub = createHub({
+    store,
+    port: options.port,
+    host: options.host,
+    logger,
+    ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
+  });
+  const address = await hub.listen();
+  const engine =
+    store.engine === 'memory'
+      ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
+      : `redis (${options.redisUrl ?? ''})`;
+  process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
+  if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      logger.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await hub.close();
+  await store.close();
+  process.stdout.write('session-hub stopped\n');
+  return 0;
 }

@@ -1,11 +1,13 @@
 /**
- * A growable Fenwick (binary indexed) tree of small non-negative counts: append in amortized O(1), point update
- * and prefix sum in O(log n). Appends push each node's total into its parent right away, so a node is complete
- * once it is appended and the tree never needs a rebuild when it grows.
+ * A growable Fenwick (binary indexed) tree of small non-negative counts (0..255): append in amortized O(1),
+ * point update and prefix sum in O(log n). Appends push each node's total into its parent right away, so a node
+ * is complete once it is appended and the tree never needs a rebuild when it grows.
  */
 export class GrowableFenwick {
   /** 1-based tree; capacity (length - 1) is a power of two. */
   #tree = new Int32Array(1025);
+  /** The values themselves, 0-based. */
+  #values = new Uint8Array(1024);
   #count = 0;
 
   /** Number of values. */
@@ -18,13 +20,23 @@ export class GrowableFenwick {
     const node = ++this.#count;
     const parent = node + (node & -node);
     if (parent >= this.#tree.length) this.#grow(parent);
-    const total = this.#tree[node]! + value;
-    this.#tree[node] = total;
-    this.#tree[parent]! += total;
+    const tree = this.#tree;
+    this.#values[node - 1] = value;
+    const total = tree[node]! + value;
+    tree[node] = total;
+    tree[parent]! += total;
   }
 
-  /** Adds `delta` to the value at 0-based `index` (< length). */
-  add(index: number, delta: number): void {
+  /** The value at 0-based `index` (< length). */
+  valueAt(index: number): number {
+    return this.#values[index]!;
+  }
+
+  /** Sets the value at 0-based `index` (< length). */
+  set(index: number, value: number): void {
+    const delta = value - this.#values[index]!;
+    if (delta === 0) return;
+    this.#values[index] = value;
     const tree = this.#tree;
     const count = this.#count;
     let node = index + 1;
@@ -47,8 +59,11 @@ export class GrowableFenwick {
   #grow(minIndex: number): void {
     let capacity = this.#tree.length - 1;
     while (capacity < minIndex) capacity *= 2;
-    const grown = new Int32Array(capacity + 1);
-    grown.set(this.#tree);
-    this.#tree = grown;
+    const tree = new Int32Array(capacity + 1);
+    tree.set(this.#tree);
+    this.#tree = tree;
+    const values = new Uint8Array(capacity);
+    values.set(this.#values);
+    this.#values = values;
   }
 }

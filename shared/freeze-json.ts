@@ -4,9 +4,6 @@ import type { JsonObject, JsonValue } from './json.ts';
 /** Roots returned by `freezeJson`: deep-frozen and already checked, so they are returned as they are. */
 const frozenRoots = new WeakSet<object>();
 
-/** Marks a container whose copy is still being built: reaching it again means a cycle. */
-const IN_PROGRESS: unique symbol = Symbol('in-progress');
-
 type PathKey = string | number;
 
 const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
@@ -43,15 +40,24 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+/** Deepest nesting accepted (deeper values are rejected instead of overflowing the stack). */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Containers walked before shared ones start being memoized (bounds the cost of a DAG that shares a lot). */
+const MEMO_AFTER = 256;
+
 /**
- * One walk of `freezeJson`. `copies` maps each container met to its frozen copy (or IN_PROGRESS while its
- * children are walked): a container met twice is shared, met while in progress is a cycle. `keys` is the
- * path stack, turned into a string only when something is rejected.
+ * One walk of `freezeJson`. Cycles are found on the stack of containers being walked (`ancestors`); a container
+ * reached twice without a cycle is fine, and is copied again, until the walk has met `MEMO_AFTER` containers:
+ * from then on copies are memoized, so a value sharing many containers is still copied in linear time.
+ * `keys` is the path stack, turned into a string only when something is rejected.
  */
 class Freezer {
   readonly #root: string;
   readonly #keys: PathKey[] = [];
-  readonly #copies = new Map<object, JsonValue | typeof IN_PROGRESS>();
+  readonly #ancestors: object[] = [];
+  #walked = 0;
+  #copies: Map<object, JsonValue> | undefined;
 
   constructor(root: string) {
     this.#root = root;
@@ -87,15 +93,18 @@ class Freezer {
   }
 
   #container(value: object): JsonValue {
-    const seen = this.#copies.get(value);
-    if (seen !== undefined) {
-      if (seen === IN_PROGRESS) this.fail('cycle: the container contains itself');
-      return seen;
-    }
     if (frozenRoots.has(value)) return value as JsonValue;
-    this.#copies.set(value, IN_PROGRESS);
+    const ancestors = this.#ancestors;
+    if (ancestors.includes(value)) this.fail('cycle: the container contains itself');
+    const memo = this.#copies;
+    const known = memo?.get(value);
+    if (known !== undefined) return known;
+    if (ancestors.length >= MAX_JSON_DEPTH) this.fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    ancestors.push(value);
     const copy = Array.isArray(value) ? this.#array(value) : this.#object(value);
-    this.#copies.set(value, copy);
+    ancestors.pop();
+    if (memo !== undefined) memo.set(value, copy);
+    else if (++this.#walked === MEMO_AFTER) this.#copies = new Map();
     return copy;
   }
 
@@ -123,13 +132,13 @@ class Freezer {
   #object(object: object): JsonValue {
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) this.fail(`${describe(object)} is not a plain object`);
-    const keys = Object.keys(object);
-    const ownKeys = Reflect.ownKeys(object);
-    if (ownKeys.length !== keys.length) this.#failHiddenKey(object, ownKeys);
+    const keys = Reflect.ownKeys(object);
     const copy: Record<string, JsonValue> = {};
     const path = this.#keys;
     const source = object as Record<string, unknown>;
     for (const key of keys) {
+      if (typeof key === 'symbol') this.fail(`symbol key ${String(key)} is not JSON`);
+      if (!propertyIsEnumerable.call(object, key)) this.fail('non-enumerable own property is not JSON', key);
       if (!isWellFormedString(key)) this.fail('key is not well-formed Unicode (lone surrogate)', key);
       path.push(key);
       const item = this.value(source[key]); // getters are read exactly once, here
@@ -139,17 +148,9 @@ class Freezer {
     }
     return Object.freeze(copy) as JsonObject;
   }
-
-  #failHiddenKey(object: object, ownKeys: readonly (string | symbol)[]): never {
-    for (const key of ownKeys) {
-      if (typeof key === 'symbol') this.fail(`symbol key ${String(key)} is not JSON`);
-      if (!Object.prototype.propertyIsEnumerable.call(object, key)) {
-        this.fail('non-enumerable own property is not JSON', key);
-      }
-    }
-    return this.fail('object has keys that are not JSON');
-  }
 }
+
+const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 
 function isIndex(key: string | symbol, length: number): boolean {
   if (typeof key !== 'string') return false;
@@ -161,7 +162,8 @@ function isIndex(key: string | symbol, length: number): boolean {
  * Checks that `value` is lossless JSON and returns a deep-frozen copy of it (the writer's objects are never
  * aliased). Accepts only `null`, booleans, well-formed strings, finite numbers (no `-0`, integers within
  * ±(2^53−1)), plain dense arrays and plain objects (`Object.prototype` or `null` prototype) with enumerable
- * string keys. A container may be reached twice (shared), never inside itself (cycle). Getters are read once.
+ * string keys, nested at most `MAX_JSON_DEPTH` deep. A container may be reached twice (shared), never inside
+ * itself (cycle). Getters are read once.
  *
  * @param path the name of the root in error paths, e.g. `data` gives `data.message.content[2].input`.
  * @throws SessionLogError `INVALID_JSON` with `path` naming the first offending value.

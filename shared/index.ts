@@ -2,7 +2,7 @@ export type * from './json.ts';
 export type * from './events.ts';
 export * from './errors.ts';
 export * from './protocol.ts';
-export { freezeJson, isFrozenJson, formatJsonPath } from './freeze-json.ts';
+export { freezeJson, isFrozenJson, formatJsonPath, MAX_JSON_DEPTH } from './freeze-json.ts';
 export { jsonEquals } from './json-equals.ts';
 export {
   KNOWN_EVENT_TYPES,
@@ -24,3 +24,5 @@ export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from '.
 export type { LifecycleOptions } from './lifecycle.ts';
 export { LifecycleViolationCode } from './lifecycle-tracker.ts';
 export type { LifecycleViolation } from './lifecycle-tracker.ts';
+export * from './codec.ts';
+export * from './protocol-parse.ts';

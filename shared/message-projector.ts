@@ -42,9 +42,12 @@ export class MessageProjector {
   readonly #surface = new SurfaceIndex();
   /** Per surface slot: 1 when its node projects to a message. */
   readonly #counts = new GrowableFenwick();
-  readonly #slotCounts: number[] = [];
   readonly #messages: DerivedMessage[] = [];
   #length = 0;
+  /** Details of the last change (read by `apply` to build its change record). */
+  #changeStart = 0;
+  #changeDeleteCount = 0;
+  #changeMessage: DerivedMessage | null = null;
 
   /** The current derived messages (a live view: it changes as events are applied; copy it to keep it). */
   get messages(): readonly DerivedMessage[] {
@@ -58,11 +61,41 @@ export class MessageProjector {
 
   /** Applies the next committed event and returns what changed in `messages`. */
   apply(event: SessionEvent): ProjectionChange {
+    switch (this.#project(event)) {
+      case APPENDED:
+        return { kind: 'appended', index: this.#changeStart, messages: [this.#changeMessage!] };
+      case REPLACED:
+        return {
+          kind: 'replaced',
+          start: this.#changeStart,
+          deleteCount: this.#changeDeleteCount,
+          messages: this.#changeMessage === null ? NO_MESSAGES : [this.#changeMessage],
+        };
+      default:
+        return UNCHANGED;
+    }
+  }
+
+  /**
+   * Applies the next committed event like `apply`, but only reports whether `messages` changed (no change record
+   * is built: the bulk path for replay and catch-up).
+   */
+  advance(event: SessionEvent): boolean {
+    return this.#project(event) !== NOTHING;
+  }
+
+  /** Applies events in order (like `advance`); returns the current `messages`. */
+  applyAll(events: Iterable<SessionEvent>): readonly DerivedMessage[] {
+    for (const event of events) this.#project(event);
+    return this.#messages;
+  }
+
+  #project(event: SessionEvent): ChangeKind {
     const seq = event.seq;
     if (seq !== this.#length) fail('INVALID_EVENT', seq, `expected seq ${this.#length}`);
     if (!isSurfaceType(event.type)) {
       this.#length++;
-      return UNCHANGED;
+      return NOTHING;
     }
     const op = event.surfaceOp;
     if (op === undefined) fail('INVALID_EVENT', seq, 'a surface event must carry its surfaceOp');
@@ -75,52 +108,46 @@ export class MessageProjector {
     return this.#replace(event, startSlot, endSlot);
   }
 
-  /** Applies events in order; returns the current `messages`. */
-  applyAll(events: Iterable<SessionEvent>): readonly DerivedMessage[] {
-    for (const event of events) this.apply(event);
-    return this.#messages;
-  }
-
-  #append(event: SessionEvent): ProjectionChange {
+  #append(event: SessionEvent): ChangeKind {
     this.#surface.append(event.seq);
     this.#length++;
     const message = projectEvent(event);
-    this.#counts.push(message === null ? 0 : 1);
-    this.#slotCounts.push(message === null ? 0 : 1);
-    if (message === null) return UNCHANGED;
-    const index = this.#messages.length;
+    if (message === null) {
+      this.#counts.push(0);
+      return NOTHING;
+    }
+    this.#counts.push(1);
+    this.#changeStart = this.#messages.length;
+    this.#changeMessage = message;
     this.#messages.push(message);
-    return { kind: 'appended', index, messages: [message] };
+    return APPENDED;
   }
 
-  #replace(event: SessionEvent, startSlot: number, endSlot: number): ProjectionChange {
+  #replace(event: SessionEvent, startSlot: number, endSlot: number): ChangeKind {
     const counts = this.#counts;
-    const slotCounts = this.#slotCounts;
     const start = counts.prefixSum(startSlot);
     let deleteCount = 0;
     this.#surface.replace(startSlot, endSlot, event.seq, (slot) => {
-      const count = slotCounts[slot]!;
+      const count = counts.valueAt(slot);
       if (count === 0) return;
       deleteCount += count;
-      if (slot === startSlot) return;
-      slotCounts[slot] = 0;
-      counts.add(slot, -count);
+      if (slot !== startSlot) counts.set(slot, 0);
     });
     this.#length++;
     const message = projectEvent(event);
-    const newCount = message === null ? 0 : 1;
-    const oldCount = slotCounts[startSlot]!;
-    if (newCount !== oldCount) {
-      slotCounts[startSlot] = newCount;
-      counts.add(startSlot, newCount - oldCount);
-    }
-    if (message === null) {
-      if (deleteCount === 0) return UNCHANGED;
-      this.#messages.splice(start, deleteCount);
-      return { kind: 'replaced', start, deleteCount, messages: NO_MESSAGES };
-    }
-    if (deleteCount === 1) this.#messages[start] = message;
+    counts.set(startSlot, message === null ? 0 : 1);
+    if (message === null && deleteCount === 0) return NOTHING;
+    if (message === null) this.#messages.splice(start, deleteCount);
+    else if (deleteCount === 1) this.#messages[start] = message;
     else this.#messages.splice(start, deleteCount, message);
-    return { kind: 'replaced', start, deleteCount, messages: [message] };
+    this.#changeStart = start;
+    this.#changeDeleteCount = deleteCount;
+    this.#changeMessage = message;
+    return REPLACED;
   }
 }
+
+type ChangeKind = 0 | 1 | 2;
+const NOTHING = 0;
+const APPENDED = 1;
+const REPLACED = 2;

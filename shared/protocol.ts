@@ -128,6 +128,12 @@ export interface UnsubscribedMessage {
   readonly sessionId: string;
 }
 
+/** Reply to `auth`: the new token was accepted and replaces the connection's credentials. */
+export interface AuthenticatedMessage {
+  readonly type: 'authenticated';
+  readonly id: number;
+}
+
 export interface PongMessage {
   readonly type: 'pong';
   readonly id: number;
@@ -153,6 +159,7 @@ export type ServerMessage =
   | AckMessage
   | ResetMessage
   | UnsubscribedMessage
+  | AuthenticatedMessage
   | PongMessage
   | ErrorMessage;
 

@@ -138,7 +138,7 @@ export class Session {
     if (events.length === 0) return;
     for (const event of events) {
       this.#events.push(event);
-      if (this.#projector.apply(event).kind !== 'unchanged') this.#messagesSnapshot = undefined;
+      if (this.#projector.advance(event)) this.#messagesSnapshot = undefined;
     }
     this.#eventsSnapshot = undefined;
     this.#notify(events);

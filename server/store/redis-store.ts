@@ -82,6 +82,9 @@ export class RedisStore implements EventStore {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
     const common: RedisOptions = {
+      // The store names its keys itself and must connect at once, whatever a template connection says.
+      keyPrefix: '',
+      lazyConnect: false,
       connectTimeout: this.#connectTimeoutMs,
       retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
       keepAlive: 10_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionLogError, freezeJson, isFrozenJson } from '../../shared/index.ts';
+import { MAX_JSON_DEPTH, SessionLogError, freezeJson, isFrozenJson } from '../../shared/index.ts';
 
 function rejection(value: unknown, path?: string): SessionLogError {
   try {
@@ -157,5 +157,42 @@ describe('freezeJson rejects what JSON cannot carry, naming the path', () => {
     expect(rejection({ s: '\uDC00' }).path).toBe('data.s');
     expect(rejection({ ['k\uD83D']: 1 }).message).toMatch(/key is not well-formed/);
     expect(freezeJson('\uD83D\uDE00')).toBe('😀');
+  });
+});
+
+describe('freezeJson on heavily shared values', () => {
+  it('copies a DAG that shares containers at every level in linear time', () => {
+    let value: unknown = { leaf: true };
+    for (let depth = 0; depth < 40; depth++) value = [value, value];
+    const copy = freezeJson(value);
+    let node = copy as unknown;
+    for (let depth = 0; depth < 40; depth++) node = (node as unknown[])[1];
+    expect(node).toEqual({ leaf: true });
+  });
+
+  it('still finds a cycle deep inside a memoized walk', () => {
+    const root: unknown[] = [];
+    let node = root;
+    for (let depth = 0; depth < 600; depth++) {
+      const child: unknown[] = [{ filler: depth }];
+      node.push(child);
+      node = child;
+    }
+    node.push(root);
+    expect(rejection(root).message).toMatch(/cycle/);
+  });
+});
+
+describe('freezeJson nesting depth', () => {
+  function nested(depth: number): unknown {
+    let value: unknown = 'bottom';
+    for (let level = 0; level < depth; level++) value = { next: value };
+    return value;
+  }
+
+  it('accepts values nested MAX_JSON_DEPTH deep and rejects deeper ones without overflowing the stack', () => {
+    expect(() => freezeJson(nested(MAX_JSON_DEPTH))).not.toThrow();
+    expect(rejection(nested(MAX_JSON_DEPTH + 1)).message).toMatch(/nested deeper than/);
+    expect(rejection(nested(100_000)).code).toBe('INVALID_JSON');
   });
 });

@@ -25,7 +25,9 @@ describe('RedisStore key layout', () => {
     server = await RedisServer.start();
     redis = new Redis(server.url);
     defaultPrefix = await RedisStore.open({ url: server.url });
-    tenantA = await RedisStore.open({ redis, keyPrefix: 'a:' });
+    // A template connection's own key prefix and laziness do not leak into the store.
+    const template = new Redis(server.url, { keyPrefix: 'ignored:', lazyConnect: true });
+    tenantA = await RedisStore.open({ redis: template, keyPrefix: 'a:' });
     tenantB = await RedisStore.open({ url: server.url, keyPrefix: 'b:' });
   });
   afterAll(async () => {
@@ -63,6 +65,7 @@ describe('RedisStore key layout', () => {
       { label: 'a1' },
     ]);
     expect(await redis.exists('a:{shared}:log', 'b:{shared}:log')).toBe(2);
+    expect(await redis.keys('ignored:*')).toEqual([]);
   });
 
   it('refuses a key prefix with braces', () => {

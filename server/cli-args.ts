@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+
+/** Options of `session-hub serve`, after flags and environment are merged (flags win). */
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Redis URL; undefined → the memory engine. */
+  readonly redisUrl: string | undefined;
+  readonly keyPrefix: string | undefined;
+  readonly logLevel: string;
+  readonly nodeName: string | undefined;
+}
+
+export const serveUsage = `Usage: session-hub serve [options]
+
+Starts a hub node: WebSocket protocol v1 on /v1/ws and the HTTP API on one port.
+
+Options:
+  --port <n>           TCP port (env PORT; default 8080; 0 = any free port)
+  --host <addr>        interface to bind (env HOST; default 127.0.0.1)
+  --redis <url>        Redis URL, e.g. redis://127.0.0.1:6379 (env REDIS_URL). Without it the
+                       memory engine is used: one process, nothing persisted.
+  --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
+  --log-level <level>  pino level: trace, debug, info, warn, error, silent (env LOG_LEVEL; default info)
+  --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
+  -h, --help           show this help
+`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid port "${text}"`);
+  return port;
+}
+
+/** Parse `serve` arguments; returns 'help' for --help. Throws UsageError on bad input. */
+export function parseServeArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        redis: { type: 'string' },
+        'key-prefix': { type: 'string' },
+        'log-level': { type: 'string' },
+        'node-name': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
+  return {
+    port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
+    host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
+    redisUrl: values.redis ?? nonEmpty(env['REDIS_URL']),
+    keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
+    logLevel: values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info',
+    nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
+  };
+}

@@ -1,0 +1,148 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/index.ts';
+import type { Logger } from './logger.ts';
+import type { EventStore } from './store/event-store.ts';
+
+/** What a caller wants to do to a session (the unit of authorization). */
+export type HubAction = 'read' | 'append' | 'admin';
+
+/** Who is calling, as established by `HubAuth.authenticate`. Opaque to the hub apart from these fields. */
+export interface HubPrincipal {
+  /** A name for logs (e.g. the JWT `sub`). */
+  readonly subject: string;
+  /** Epoch ms after which the credentials are void (the auth layer may end subscriptions then). */
+  readonly expiresAt?: number;
+  readonly [claim: string]: unknown;
+}
+
+/** Where a request came from, for authentication. */
+export interface RequestInfo {
+  readonly transport: 'ws' | 'http';
+  readonly headers: IncomingHttpHeaders;
+  /** Request path and query string. */
+  readonly url: string;
+  readonly remoteAddress: string | undefined;
+}
+
+/**
+ * The auth seam. The hub calls `authenticate` on `hello` (with the hello token, else the upgrade request's
+ * `Authorization: Bearer` / `?token=`), on `auth` (token refresh) and on every HTTP request; and `authorize`
+ * before every subscribe, append and HTTP session request. Throw a `HubError` (UNAUTHORIZED, TOKEN_EXPIRED,
+ * FORBIDDEN) to refuse; `authorize` may also return false (→ FORBIDDEN).
+ */
+export interface HubAuth {
+  authenticate(token: string | undefined, request: RequestInfo): HubPrincipal | Promise<HubPrincipal>;
+  authorize(principal: HubPrincipal, action: HubAction, sessionId: string): boolean | Promise<boolean>;
+}
+
+/** The default: everyone is `anonymous` and may do everything. */
+export const openAuth: HubAuth = {
+  authenticate: () => ({ subject: 'anonymous' }),
+  authorize: () => true,
+};
+
+/** Resource limits. Each breach gets a typed error (or a close code where the connection must end). */
+export interface HubLimits {
+  /** Largest WebSocket frame / HTTP body in bytes; a bigger frame closes the socket with 1009. Default 1 MiB. */
+  readonly maxFrameBytes: number;
+  /** Most events in one append (BATCH_TOO_LARGE). Default 1,000. */
+  readonly maxEventsPerAppend: number;
+  /** Largest event (its JSON encoding) in bytes (EVENT_TOO_LARGE). Default 256 KiB. */
+  readonly maxEventBytes: number;
+  /** Most subscriptions on one connection (TOO_MANY_SUBSCRIPTIONS). Default 1,000. */
+  readonly maxSubscriptionsPerConnection: number;
+  /** Most open WebSocket connections per hub node; more are closed with 1013. Default 10,000. */
+  readonly maxConnections: number;
+  /** Time a new connection has to send `hello` before it is closed with 1002. Default 10 s. */
+  readonly helloTimeoutMs: number;
+  /** Events per store read during catch-up (and the HTTP page size cap). Default 1,000. */
+  readonly catchUpPageSize: number;
+  /** Live events a subscriber buffers while it catches up; older ones are re-read from the store. Default 10,000. */
+  readonly maxBufferedLiveEvents: number;
+}
+
+export const defaultLimits: HubLimits = {
+  maxFrameBytes: 1024 * 1024,
+  maxEventsPerAppend: 1000,
+  maxEventBytes: 256 * 1024,
+  maxSubscriptionsPerConnection: 1000,
+  maxConnections: 10_000,
+  helloTimeoutMs: 10_000,
+  catchUpPageSize: 1000,
+  maxBufferedLiveEvents: 10_000,
+};
+
+/** Configuration of one hub node (see `createHub`). Only `store` is required. */
+export interface HubConfig {
+  /** Where the logs live (`MemoryStore` or `RedisStore`). The hub does not close it. Required. */
+  readonly store: EventStore;
+  /** TCP port; 0 picks a free one. Default 8080. */
+  readonly port?: number;
+  /** Interface to bind. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Name of this node in `welcome`, logs and metrics. Default `<hostname>-<pid>-<random>`. */
+  readonly nodeName?: string;
+  /** A pino logger to use. Default: a new one at `logLevel`. */
+  readonly logger?: Logger;
+  /** Level of the default logger. Default `$LOG_LEVEL`, else `info`. */
+  readonly logLevel?: string;
+  /** Protocol versions this node speaks. Default `SUPPORTED_PROTOCOL_VERSIONS` ([1]). */
+  readonly protocolVersions?: readonly number[];
+  /** Authentication and authorization hooks. Default: open (everyone may do everything). */
+  readonly auth?: HubAuth;
+  /** Resource limits; unset fields take `defaultLimits`. */
+  readonly limits?: Partial<HubLimits>;
+  /** Sessions whose validation state (a `Session`) is cached for appends. Default 1,000. */
+  readonly sessionCacheSize?: number;
+  /** A cached session unused this long is dropped. Default 60 s. */
+  readonly sessionCacheIdleMs?: number;
+  /** Times an append is re-validated and retried after another node moved the head. Default 10. */
+  readonly appendRetries?: number;
+  /** Longest wait for in-flight appends and socket closes on `close()`. Default 10 s. */
+  readonly shutdownTimeoutMs?: number;
+  /** Prefix of every metric name. Default `session_hub_`. */
+  readonly metricsPrefix?: string;
+}
+
+/** `HubConfig` with every default applied. */
+export interface ResolvedHubConfig {
+  readonly store: EventStore;
+  readonly port: number;
+  readonly host: string;
+  readonly nodeName: string;
+  readonly logger: Logger | undefined;
+  readonly logLevel: string;
+  readonly protocolVersions: readonly number[];
+  readonly auth: HubAuth;
+  readonly limits: HubLimits;
+  readonly sessionCacheSize: number;
+  readonly sessionCacheIdleMs: number;
+  readonly appendRetries: number;
+  readonly shutdownTimeoutMs: number;
+  readonly metricsPrefix: string;
+}
+
+export function defaultNodeName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+export function resolveConfig(config: HubConfig): ResolvedHubConfig {
+  return {
+    store: config.store,
+    port: config.port ?? 8080,
+    host: config.host ?? '127.0.0.1',
+    nodeName: config.nodeName ?? defaultNodeName(),
+    logger: config.logger,
+    logLevel: config.logLevel ?? process.env['LOG_LEVEL'] ?? 'info',
+    protocolVersions: config.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
+    auth: config.auth ?? openAuth,
+    limits: { ...defaultLimits, ...config.limits },
+    sessionCacheSize: config.sessionCacheSize ?? 1000,
+    sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,
+    appendRetries: config.appendRetries ?? 10,
+    shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
+    metricsPrefix: config.metricsPrefix ?? 'session_hub_',
+  };
+}

@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HubErrorCode } from '../shared/index.ts';
+import { httpStatusOf, toHubError } from './hub-error.ts';
+import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './http-sessions.ts';
+
+export type { HttpReply, HttpRoutesDeps } from './http-sessions.ts';
+
+const readyTimeoutMs = 2000;
+
+/** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
+export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://hub');
+    const { route, run } = routeOf(request.method ?? 'GET', url, request, deps);
+    run()
+      .catch((error: unknown) => errorReply(error, deps))
+      .then((reply) => {
+        deps.metrics.httpRequests.inc({ route, status: String(reply.status) });
+        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+        response.writeHead(reply.status, {
+          'content-type': reply.contentType ?? 'application/json; charset=utf-8',
+          'cache-control': 'no-store',
+        });
+        response.end(text);
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'could not write an HTTP reply'));
+  };
+}
+
+function routeOf(
+  method: string,
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+): { route: string; run: () => Promise<HttpReply> } {
+  const path = url.pathname;
+  const only = (allowed: string, route: string, run: () => Promise<HttpReply>) => ({
+    route,
+    run: method === allowed ? run : () => Promise.resolve(methodNotAllowed(allowed, route)),
+  });
+  if (path === '/healthz') {
+    return only('GET', path, async () => ({ status: 200, body: { status: 'ok', node: deps.nodeName } }));
+  }
+  if (path === '/readyz') return only('GET', path, () => readiness(deps));
+  if (path === '/metrics') {
+    return only('GET', path, async () => ({
+      status: 200,
+      body: await deps.metrics.registry.metrics(),
+      contentType: deps.metrics.registry.contentType,
+    }));
+  }
+  const session = sessionRoute(method, url, request, deps);
+  if (session !== undefined) {
+    const { route, allowed, run } = session;
+    return { route, run: allowed.includes(method) ? run : () => Promise.resolve(methodNotAllowed(allowed, route)) };
+  }
+  return {
+    route: 'other',
+    run: async () => ({ status: 404, body: { error: { code: HubErrorCode.NOT_FOUND, message: `no route ${path}` } } }),
+  };
+}
+
+async function readiness(deps: HttpRoutesDeps): Promise<HttpReply> {
+  const { store, nodeName } = deps;
+  if (deps.isShuttingDown()) return { status: 503, body: { status: 'shutting-down', node: nodeName } };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      store.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${readyTimeoutMs} ms`)), readyTimeoutMs);
+      }),
+    ]);
+    return { status: 200, body: { status: 'ready', node: nodeName, engine: store.engine } };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { status: 503, body: { status: 'unavailable', node: nodeName, engine: store.engine, error: message } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function methodNotAllowed(allowed: string, route: string): HttpReply {
+  const error = { code: HubErrorCode.BAD_REQUEST, message: `use ${allowed} on ${route}` };
+  return { status: 405, body: { error } };
+}
+
+function errorReply(error: unknown, deps: HttpRoutesDeps): HttpReply {
+  const hubError = toHubError(error);
+  deps.metrics.errors.inc({ code: hubError.code });
+  if (hubError.code === HubErrorCode.INTERNAL) deps.logger.error({ err: hubError.cause ?? error }, 'internal error');
+  const details = hubError.details === undefined ? {} : { details: hubError.details };
+  return {
+    status: httpStatusOf(hubError.code),
+    body: { error: { code: hubError.code, message: hubError.message, ...details } },
+  };
+}

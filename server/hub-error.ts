@@ -1,0 +1,104 @@
+import {
+  FrameDecodeError,
+  HubErrorCode,
+  ProtocolParseError,
+  SessionLogError,
+  type ErrorMessage,
+} from '../shared/index.ts';
+
+/** Facts attached to an error reply (`details` on the wire). */
+export type ErrorDetails = Readonly<Record<string, string | number | boolean | null>>;
+
+/** An error the hub reports to a client, with a stable wire code. */
+export class HubError extends Error {
+  override readonly name = 'HubError';
+  readonly code: HubErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: HubErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const logErrorCodes: ReadonlySet<string> = new Set([
+  HubErrorCode.INVALID_JSON,
+  HubErrorCode.INVALID_EVENT,
+  HubErrorCode.SURFACE_VIOLATION,
+]);
+
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}
+
+/**
+ * Map anything thrown while serving a request to a `HubError`: session-log errors keep their code (with
+ * `path`/`seq` details), store outages become STORE_UNAVAILABLE, bad store arguments and decode/parse errors
+ * BAD_REQUEST/PARSE_ERROR,
+ * anything else INTERNAL (with a generic message: internals are logged, not sent).
+ */
+export function toHubError(error: unknown): HubError {
+  if (error instanceof HubError) return error;
+  if (error instanceof SessionLogError) {
+    const details: Record<string, string | number> = {};
+    if (error.path !== undefined) details['path'] = error.path;
+    if (error.seq !== undefined) details['seq'] = error.seq;
+    if (logErrorCodes.has(error.code)) {
+      return new HubError(error.code as HubErrorCode, error.message, details, { cause: error });
+    }
+    return new HubError(HubErrorCode.INTERNAL, `session log error: ${error.message}`, details, { cause: error });
+  }
+  if (hasCode(error, HubErrorCode.STORE_UNAVAILABLE)) {
+    // A commit cut off mid-flight may have happened: retrying with the same idempotency key is safe.
+    const maybeCommitted = typeof error === 'object' && error !== null && 'maybeCommitted' in error;
+    const unknown = maybeCommitted && error.maybeCommitted === true;
+    const message = unknown
+      ? 'the store became unavailable during the commit; retry with the same idempotency key'
+      : 'the store is unavailable; nothing was written';
+    return new HubError(HubErrorCode.STORE_UNAVAILABLE, message, { maybeCommitted: unknown }, { cause: error });
+  }
+  if (error instanceof Error && hasCode(error, HubErrorCode.BAD_REQUEST)) {
+    // e.g. the store's StoreRequestError (a session id it cannot hold)
+    return new HubError(HubErrorCode.BAD_REQUEST, error.message);
+  }
+  if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
+  if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);
+  return new HubError(HubErrorCode.INTERNAL, 'internal error', undefined, { cause: error });
+}
+
+/** The wire form of an error reply. */
+export function errorMessage(error: HubError, id?: number, sessionId?: string): ErrorMessage {
+  const message: { -readonly [K in keyof ErrorMessage]: ErrorMessage[K] } = {
+    type: 'error',
+    code: error.code,
+    message: error.message,
+  };
+  if (id !== undefined) message.id = id;
+  if (sessionId !== undefined) message.sessionId = sessionId;
+  if (error.details !== undefined) message.details = error.details;
+  return message;
+}
+
+const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
+  SEQ_CONFLICT: 409,
+  IDEMPOTENCY_MISMATCH: 409,
+  NOT_FOUND: 404,
+  UNAUTHORIZED: 401,
+  TOKEN_EXPIRED: 401,
+  FORBIDDEN: 403,
+  FRAME_TOO_LARGE: 413,
+  BATCH_TOO_LARGE: 413,
+  EVENT_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  TOO_MANY_SUBSCRIPTIONS: 429,
+  TOO_MANY_CONNECTIONS: 503,
+  STORE_UNAVAILABLE: 503,
+  SHUTTING_DOWN: 503,
+  INTERNAL: 500,
+};
+
+/** HTTP status of an error code (400 unless listed: 401/403/404/409/413/429/500/503). */
+export function httpStatusOf(code: HubErrorCode): number {
+  return httpStatusByCode[code] ?? 400;
+}

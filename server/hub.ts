@@ -1,0 +1,204 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CloseCode, HubErrorCode } from '../shared/index.ts';
+import { AppendPipeline } from './append-pipeline.ts';
+import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
+import { Connection } from './connection.ts';
+import { createHttpHandler } from './http-routes.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { HubMetrics } from './metrics.ts';
+import { requestToken } from './request-token.ts';
+import { ChannelRegistry } from './session-channel.ts';
+import { SessionCache } from './session-cache.ts';
+
+/** Path of the WebSocket endpoint. */
+export const WS_PATH = '/v1/ws';
+
+export interface HubAddress {
+  /** `http://host:port` (the WebSocket endpoint is `ws://host:port/v1/ws`). */
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One hub node: WebSocket protocol v1 on `/v1/ws` plus the HTTP API, on one port. */
+export interface Hub {
+  readonly nodeName: string;
+  readonly config: ResolvedHubConfig;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  /** Open WebSocket connections. */
+  readonly connectionCount: number;
+  /** Start listening on `config.port` / `config.host`. */
+  listen(): Promise<HubAddress>;
+  /** The address once listening. */
+  address(): HubAddress | undefined;
+  /**
+   * Graceful shutdown: stop accepting, refuse new appends (SHUTTING_DOWN), finish the in-flight ones, close every
+   * socket with 1001 (GOING_AWAY), stop the store watches. Does not close the store. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Create a hub node (not listening yet: call `listen()`). */
+export function createHub(input: HubConfig): Hub {
+  const config = resolveConfig(input);
+  const { store, limits, nodeName } = config;
+  const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
+  const metrics = new HubMetrics(config.metricsPrefix, nodeName);
+  const cache = new SessionCache({
+    store,
+    logger,
+    metrics,
+    pageSize: limits.catchUpPageSize,
+    maxSessions: config.sessionCacheSize,
+    idleMs: config.sessionCacheIdleMs,
+  });
+  const pipeline = new AppendPipeline({ store, cache, limits, retries: config.appendRetries, logger, metrics });
+  const channels = new ChannelRegistry({
+    store,
+    logger,
+    metrics,
+    pageSize: limits.catchUpPageSize,
+    onCommitted: (sessionId, epoch, events) => cache.apply(sessionId, epoch, events),
+    onReset: (sessionId) => cache.invalidate(sessionId),
+  });
+  const connections = new Set<Connection>();
+  let shuttingDown = false;
+  let closing: Promise<void> | undefined;
+  let listening: HubAddress | undefined;
+
+  const server = createServer(
+    createHttpHandler({
+      store,
+      pipeline,
+      auth: config.auth,
+      limits,
+      metrics,
+      logger,
+      nodeName,
+      isShuttingDown: () => shuttingDown,
+      onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+    }),
+  );
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
+  const sweepTimer = setInterval(() => cache.sweep(), Math.max(1000, config.sessionCacheIdleMs / 2));
+  sweepTimer.unref();
+
+  const onConnection = (ws: WebSocket, request: IncomingMessage): void => {
+    if (shuttingDown) {
+      ws.close(CloseCode.GOING_AWAY, 'hub shutting down');
+      return;
+    }
+    if (connections.size >= limits.maxConnections) {
+      metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
+      ws.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
+      return;
+    }
+    const connection = new Connection(ws, {
+      store,
+      channels,
+      logger,
+      metrics,
+      pipeline,
+      auth: config.auth,
+      nodeName,
+      protocolVersions: config.protocolVersions,
+      helloTimeoutMs: limits.helloTimeoutMs,
+      pageSize: limits.catchUpPageSize,
+      maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
+      maxSubscriptions: limits.maxSubscriptionsPerConnection,
+      request: {
+        transport: 'ws',
+        headers: request.headers,
+        url: request.url ?? WS_PATH,
+        remoteAddress: request.socket.remoteAddress,
+      },
+      upgradeToken: requestToken(request),
+      onClose: (closed) => {
+        if (connections.delete(closed)) metrics.connections.dec();
+      },
+    });
+    connections.add(connection);
+    metrics.connections.inc();
+  };
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(request.url ?? '/', 'http://hub').pathname;
+    if (path !== WS_PATH || shuttingDown) {
+      const status = shuttingDown ? '503 Service Unavailable' : '404 Not Found';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, request));
+  });
+
+  const closeSockets = async (): Promise<void> => {
+    for (const connection of connections) connection.close(CloseCode.GOING_AWAY, 'hub shutting down');
+    const deadline = Date.now() + config.shutdownTimeoutMs;
+    while (connections.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const connection of connections) connection.terminate();
+  };
+
+  const shutdown = async (): Promise<void> => {
+    shuttingDown = true;
+    logger.info({ connections: connections.size }, 'hub shutting down');
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await withTimeout(pipeline.drain(), config.shutdownTimeoutMs, () =>
+      logger.warn('in-flight appends did not finish in time'),
+    );
+    await closeSockets();
+    channels.closeAll();
+    cache.clear();
+    clearInterval(sweepTimer);
+    wss.close();
+    server.closeAllConnections();
+    await serverClosed;
+    logger.info('hub closed');
+  };
+
+  return {
+    nodeName,
+    config,
+    logger,
+    metrics,
+    get connectionCount() {
+      return connections.size;
+    },
+    listen: () =>
+      new Promise<HubAddress>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          const { port } = server.address() as AddressInfo;
+          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          listening = {
+            url: `http://${host}:${port}`,
+            wsUrl: `ws://${host}:${port}${WS_PATH}`,
+            host: config.host,
+            port,
+          };
+          logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
+          resolve(listening);
+        });
+      }),
+    address: () => listening,
+    close: () => {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}
+
+async function withTimeout(promise: Promise<void>, ms: number, onTimeout: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  const result = await Promise.race([promise.then(() => 'done' as const), timeout]);
+  clearTimeout(timer);
+  if (result === 'timeout') onTimeout();
+}

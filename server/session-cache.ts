@@ -1,0 +1,160 @@
+import { Session, type SessionEvent } from '../shared/index.ts';
+import type { Logger } from './logger.ts';
+import type { HubMetrics } from './metrics.ts';
+import type { EventStore } from './store/event-store.ts';
+
+/** The validation state of one session on this node: a `Session` rebuilt from the store, kept up to date. */
+export interface CachedSession {
+  readonly sessionId: string;
+  epoch: string;
+  session: Session;
+  /** The cache missed events (a gap in notifications): refresh from the store before the next use. */
+  stale: boolean;
+  lastUsed: number;
+  /** Appends currently using the entry (never evicted while > 0). */
+  users: number;
+}
+
+export interface SessionCacheDeps {
+  readonly store: EventStore;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly pageSize: number;
+  readonly maxSessions: number;
+  readonly idleMs: number;
+}
+
+/**
+ * Sessions the append pipeline validates against, built from the store (`Session.fromLog`) on first use and
+ * brought forward with `applyCommitted` from this node's commits, the session channels' live batches, or a store
+ * read when a commit conflicts. Least recently used entries beyond `maxSessions`, and entries idle for `idleMs`,
+ * are dropped.
+ */
+export class SessionCache {
+  readonly #entries = new Map<string, CachedSession>();
+  readonly #deps: SessionCacheDeps;
+
+  constructor(deps: SessionCacheDeps) {
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry of a session (loaded from the store when missing, refreshed when stale), marked in use. */
+  async acquire(sessionId: string): Promise<CachedSession> {
+    let entry = this.#entries.get(sessionId);
+    if (entry === undefined) {
+      entry = await this.#load(sessionId);
+      const raced = this.#entries.get(sessionId);
+      if (raced !== undefined) entry = raced;
+      else this.#entries.set(sessionId, entry);
+    } else {
+      this.#entries.delete(sessionId);
+      this.#entries.set(sessionId, entry);
+    }
+    entry.users++;
+    entry.lastUsed = Date.now();
+    try {
+      if (entry.stale) await this.refresh(entry);
+    } catch (error) {
+      entry.users--;
+      throw error;
+    }
+    this.#evictOverflow();
+    return entry;
+  }
+
+  release(entry: CachedSession): void {
+    entry.users--;
+    entry.lastUsed = Date.now();
+  }
+
+  /** Bring the entry up to the store's head (rebuilding it when the epoch changed). */
+  async refresh(entry: CachedSession): Promise<void> {
+    const { store, pageSize } = this.#deps;
+    const head = await store.head(entry.sessionId);
+    if (head.epoch !== entry.epoch) {
+      const fresh = await this.#load(entry.sessionId);
+      entry.epoch = fresh.epoch;
+      entry.session = fresh.session;
+      entry.stale = false;
+      return;
+    }
+    for (;;) {
+      const page = await store.read(entry.sessionId, entry.session.length, pageSize);
+      this.#applyTo(entry, page);
+      if (page.length < pageSize) break;
+    }
+    entry.stale = false;
+  }
+
+  /** Committed events of a session (from this node or the live stream); ignored when the session is not cached. */
+  apply(sessionId: string, epoch: string, events: readonly SessionEvent[]): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    if (epoch !== entry.epoch) {
+      entry.stale = true;
+      return;
+    }
+    this.#applyTo(entry, events);
+  }
+
+  /** Forget a session (e.g. its epoch changed); an entry in use is marked stale instead. */
+  invalidate(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    if (entry.users > 0) entry.stale = true;
+    else this.#entries.delete(sessionId);
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+
+  /** Drop entries unused for `idleMs`. */
+  sweep(now = Date.now()): void {
+    for (const [sessionId, entry] of this.#entries) {
+      if (entry.users === 0 && now - entry.lastUsed >= this.#deps.idleMs) this.#entries.delete(sessionId);
+    }
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#deps.metrics.cachedSessions.set(0);
+  }
+
+  #applyTo(entry: CachedSession, events: readonly SessionEvent[]): void {
+    const fresh = events.filter((event) => event.seq >= entry.session.length);
+    if (fresh.length === 0) return;
+    if (fresh[0]!.seq !== entry.session.length) {
+      entry.stale = true;
+      return;
+    }
+    try {
+      entry.session.applyCommitted(fresh);
+    } catch (error) {
+      this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'stored events failed validation');
+      entry.stale = true;
+    }
+  }
+
+  async #load(sessionId: string): Promise<CachedSession> {
+    const { store, pageSize } = this.#deps;
+    const head = await store.head(sessionId);
+    const events: SessionEvent[] = [];
+    for (;;) {
+      const page = await store.read(sessionId, events.length, pageSize);
+      events.push(...page);
+      if (page.length < pageSize) break;
+    }
+    return { sessionId, epoch: head.epoch, session: Session.fromLog(events), stale: false, lastUsed: 0, users: 0 };
+  }
+
+  #evictOverflow(): void {
+    for (const [sessionId, entry] of this.#entries) {
+      if (this.#entries.size <= this.#deps.maxSessions) break;
+      if (entry.users === 0) this.#entries.delete(sessionId);
+    }
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+}

@@ -1,0 +1,221 @@
+import { HubErrorCode, type ServerMessage, type SessionEvent } from '../shared/index.ts';
+import { HubError } from './hub-error.ts';
+import type { LiveBatch } from './live-batch.ts';
+import type { Logger } from './logger.ts';
+import type { HubMetrics } from './metrics.ts';
+import type { ChannelListener, SessionChannel } from './session-channel.ts';
+import type { EventStore } from './store/event-store.ts';
+
+/** Where a subscription writes (the connection). Frames go out in call order. */
+export interface SubscriberSink {
+  send(message: ServerMessage): void;
+  /** Send a live batch (its shared, pre-encoded frame). */
+  sendBatch(batch: LiveBatch): void;
+}
+
+export interface SubscriptionDeps {
+  readonly store: EventStore;
+  readonly sink: SubscriberSink;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly pageSize: number;
+  readonly maxBufferedLiveEvents: number;
+}
+
+export interface SubscribeParams {
+  readonly requestId: number;
+  readonly sessionId: string;
+  readonly fromSeq: number;
+  readonly epoch: string | undefined;
+}
+
+const retryMinMs = 100;
+
+function unsubscribedMeanwhile(sessionId: string): HubError {
+  return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
+}
+const retryMaxMs = 5000;
+
+/**
+ * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
+ * with no gap and no duplicate at the hand-over.
+ *
+ * The listener is on the channel before the first read, so every live batch committed during catch-up is
+ * buffered (a bounded suffix of the channel's contiguous stream). When a store read comes back short, the
+ * subscriber goes live if the buffer covers everything from its next seq up to the channel's last seq (sending
+ * the buffered part it has not read), else it reads again. Live, a batch that overlaps what was sent is trimmed;
+ * one that starts past the next seq (cannot happen with a contiguous channel, but is cheap to handle) sends the
+ * subscriber back to catch-up.
+ */
+export class Subscription implements ChannelListener {
+  readonly sessionId: string;
+  #state: 'starting' | 'catching-up' | 'live' | 'closed' = 'starting';
+  #nextSeq: number;
+  #buffer: LiveBatch[] = [];
+  #bufferedEvents = 0;
+  #generation = 0;
+  #channel: SessionChannel | undefined;
+  readonly #deps: SubscriptionDeps;
+
+  constructor(params: Pick<SubscribeParams, 'sessionId' | 'fromSeq'>, deps: SubscriptionDeps) {
+    this.sessionId = params.sessionId;
+    this.#nextSeq = params.fromSeq;
+    this.#deps = deps;
+  }
+
+  get state(): string {
+    return this.#state;
+  }
+
+  /** Next seq this subscriber will be sent. */
+  get nextSeq(): number {
+    return this.#nextSeq;
+  }
+
+  /**
+   * Answer the subscribe request (`subscribed`, or `reset` first when the epoch differs) and start the catch-up.
+   * Throws SEQ_OUT_OF_RANGE (nothing sent) when `fromSeq` lies beyond the head + 1.
+   */
+  async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
+    this.#channel = channel;
+    const claimsEpoch = params.epoch !== undefined && params.epoch === channel.epoch;
+    if ((params.epoch === undefined || claimsEpoch) && params.fromSeq > channel.lastSeq + 1) {
+      const head = await this.#deps.store.head(this.sessionId);
+      if (params.fromSeq > head.headSeq + 1) {
+        throw new HubError(
+          HubErrorCode.SEQ_OUT_OF_RANGE,
+          `fromSeq ${params.fromSeq} lies beyond the head + 1 (${head.headSeq + 1})`,
+          { headSeq: head.headSeq },
+        );
+      }
+    }
+    if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
+    // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
+    const epochChanged = params.epoch !== undefined && params.epoch !== channel.epoch;
+    this.#deps.sink.send({
+      type: 'subscribed',
+      id: params.requestId,
+      sessionId: this.sessionId,
+      epoch: channel.epoch,
+      headSeq: channel.lastSeq,
+    });
+    if (epochChanged) {
+      this.#sendReset(channel.epoch, `epoch ${params.epoch ?? ''} is no longer valid`);
+      this.#nextSeq = 0;
+    }
+    this.#startCatchUp();
+  }
+
+  onBatch(batch: LiveBatch): void {
+    if (this.#state === 'closed') return;
+    if (this.#state !== 'live') {
+      this.#bufferBatch(batch);
+      return;
+    }
+    if (batch.lastSeq < this.#nextSeq) return;
+    if (batch.firstSeq > this.#nextSeq) {
+      this.#deps.logger.warn(
+        { sessionId: this.sessionId, nextSeq: this.#nextSeq, firstSeq: batch.firstSeq },
+        'live gap: catching up from the store',
+      );
+      this.#bufferBatch(batch);
+      this.#startCatchUp();
+      return;
+    }
+    this.#sendBatch(batch);
+  }
+
+  onReset(epoch: string, reason: string): void {
+    // While starting, `start` reads the channel's (new) epoch itself.
+    if (this.#state === 'closed' || this.#state === 'starting') return;
+    this.#sendReset(epoch, reason);
+    this.#nextSeq = 0;
+    this.#buffer = [];
+    this.#bufferedEvents = 0;
+    this.#startCatchUp();
+  }
+
+  close(): void {
+    this.#state = 'closed';
+    this.#generation++;
+    this.#buffer = [];
+  }
+
+  #sendReset(epoch: string, reason: string): void {
+    this.#deps.metrics.resets.inc();
+    this.#deps.sink.send({ type: 'reset', sessionId: this.sessionId, epoch, reason });
+  }
+
+  #bufferBatch(batch: LiveBatch): void {
+    this.#buffer.push(batch);
+    this.#bufferedEvents += batch.events.length;
+    while (this.#bufferedEvents > this.#deps.maxBufferedLiveEvents && this.#buffer.length > 1) {
+      this.#bufferedEvents -= this.#buffer.shift()!.events.length;
+    }
+  }
+
+  #startCatchUp(): void {
+    this.#state = 'catching-up';
+    const generation = ++this.#generation;
+    this.#catchUp(generation).catch((error: unknown) => {
+      this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'catch-up failed');
+    });
+  }
+
+  async #catchUp(generation: number): Promise<void> {
+    const { store, pageSize, metrics } = this.#deps;
+    let retryMs = retryMinMs;
+    while (generation === this.#generation) {
+      let page: readonly SessionEvent[];
+      try {
+        metrics.catchUpReads.inc();
+        page = await store.read(this.sessionId, this.#nextSeq, pageSize);
+        retryMs = retryMinMs;
+      } catch (error) {
+        this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+        retryMs = Math.min(retryMs * 2, retryMaxMs);
+        continue;
+      }
+      if (generation !== this.#generation) return;
+      const fresh = page.filter((event) => event.seq >= this.#nextSeq);
+      if (fresh.length > 0) {
+        if (fresh[0]!.seq !== this.#nextSeq) {
+          throw new Error(`store read from ${this.#nextSeq} started at ${fresh[0]!.seq}`);
+        }
+        this.#sendEvents(fresh);
+        metrics.catchUpEvents.inc(fresh.length);
+      }
+      if (page.length < pageSize && this.#tryGoLive()) return;
+    }
+  }
+
+  /** Go live if the buffer covers nextSeq..channel.lastSeq; returns false when another store read is needed. */
+  #tryGoLive(): boolean {
+    const channel = this.#channel!;
+    const target = channel.lastSeq;
+    const pending = this.#buffer.filter((batch) => batch.lastSeq >= this.#nextSeq);
+    this.#buffer = [];
+    this.#bufferedEvents = 0;
+    if (target >= this.#nextSeq && (pending.length === 0 || pending[0]!.firstSeq > this.#nextSeq)) return false;
+    for (const batch of pending) this.#sendBatch(batch);
+    this.#state = 'live';
+    this.#deps.sink.send({ type: 'live', sessionId: this.sessionId, headSeq: this.#nextSeq - 1 });
+    if (this.#nextSeq - 1 > channel.lastSeq) channel.requestResync('a subscriber read past the live stream');
+    return true;
+  }
+
+  #sendBatch(batch: LiveBatch): void {
+    const part = batch.from(this.#nextSeq);
+    if (part === undefined) return;
+    this.#deps.sink.sendBatch(part);
+    this.#nextSeq = part.lastSeq + 1;
+    this.#deps.metrics.hot.deliveries += part.events.length;
+  }
+
+  #sendEvents(events: readonly SessionEvent[]): void {
+    this.#deps.sink.send({ type: 'events', sessionId: this.sessionId, events });
+    this.#nextSeq = events[events.length - 1]!.seq + 1;
+    this.#deps.metrics.hot.deliveries += events.length;
+  }
+}

@@ -1,0 +1,300 @@
+import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
+import type {
+  ClientMessage,
+  ErrorMessage,
+  HubErrorCode,
+  ServerMessage,
+  SubscribeRequest,
+  AppendRequest,
+} from './protocol.ts';
+
+/**
+ * Parsers that narrow a decoded frame (`unknown`, see `decodeFrame`) to a protocol message. They check the
+ * envelope only: field presence and types, integer ranges. Event contents (`data`, surface rules) are checked by
+ * the session-log core on append. Unknown extra fields are ignored (forward compatibility).
+ */
+
+/** A decoded frame that is not a well-formed message (wire code `BAD_REQUEST`). `id` is set when readable. */
+export class ProtocolParseError extends Error {
+  override readonly name = 'ProtocolParseError';
+  readonly code = 'BAD_REQUEST';
+  /** The request id, when the frame had a usable one (so the error reply can echo it). */
+  readonly id: number | undefined;
+
+  constructor(message: string, id?: number) {
+    super(message);
+    this.id = id;
+  }
+}
+
+/** Longest accepted session id (UTF-16 code units). */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+type Fields = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function own(record: Fields, name: string): unknown {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+function isSafeIndex(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+class Reader {
+  readonly record: Fields;
+  readonly kind: string;
+  readonly id: number | undefined;
+
+  constructor(record: Fields, kind: string) {
+    this.record = record;
+    this.kind = kind;
+    const id = own(record, 'id');
+    this.id = isSafeIndex(id) ? id : undefined;
+  }
+
+  fail(message: string): never {
+    throw new ProtocolParseError(`${this.kind}: ${message}`, this.id);
+  }
+
+  /** A non-negative safe integer (ids, seqs, counts). */
+  index(name: string): number {
+    const value = own(this.record, name);
+    if (!isSafeIndex(value)) this.fail(`field "${name}" must be a non-negative integer`);
+    return value;
+  }
+
+  optionalIndex(name: string): number | undefined {
+    return own(this.record, name) === undefined ? undefined : this.index(name);
+  }
+
+  integer(name: string, min: number): number {
+    const value = own(this.record, name);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+      this.fail(`field "${name}" must be an integer >= ${min}`);
+    }
+    return value;
+  }
+
+  string(name: string, options: { nonEmpty?: boolean; maxLength?: number } = {}): string {
+    const value = own(this.record, name);
+    if (typeof value !== 'string') this.fail(`field "${name}" must be a string`);
+    if (options.nonEmpty === true && value.length === 0) this.fail(`field "${name}" must not be empty`);
+    if (options.maxLength !== undefined && value.length > options.maxLength) {
+      this.fail(`field "${name}" is longer than ${options.maxLength} characters`);
+    }
+    return value;
+  }
+
+  optionalString(name: string, options: { nonEmpty?: boolean; maxLength?: number } = {}): string | undefined {
+    return own(this.record, name) === undefined ? undefined : this.string(name, options);
+  }
+
+  boolean(name: string): boolean {
+    const value = own(this.record, name);
+    if (typeof value !== 'boolean') this.fail(`field "${name}" must be a boolean`);
+    return value;
+  }
+
+  array(name: string): readonly unknown[] {
+    const value = own(this.record, name);
+    if (!Array.isArray(value)) this.fail(`field "${name}" must be an array`);
+    return value;
+  }
+
+  indexArray(name: string): readonly number[] {
+    const value = this.array(name);
+    if (!value.every(isSafeIndex)) this.fail(`field "${name}" must hold non-negative integers`);
+    return value;
+  }
+
+  sessionId(): string {
+    return this.string('sessionId', { nonEmpty: true, maxLength: MAX_SESSION_ID_LENGTH });
+  }
+}
+
+function readerFor(value: unknown, side: 'client' | 'server'): { reader: Reader; type: string } {
+  if (!isRecord(value)) throw new ProtocolParseError(`a ${side} message must be an object`);
+  const type = own(value, 'type');
+  if (typeof type !== 'string') {
+    const id = own(value, 'id');
+    throw new ProtocolParseError('message: field "type" must be a string', isSafeIndex(id) ? id : undefined);
+  }
+  return { reader: new Reader(value, type), type };
+}
+
+function parseDraft(reader: Reader, value: unknown, index: number): EventDraft {
+  if (!isRecord(value)) reader.fail(`events[${index}] must be an object`);
+  const type = own(value, 'type');
+  if (typeof type !== 'string') reader.fail(`events[${index}].type must be a string`);
+  // `surfaceOp` and `sourceEventSeqs` are checked by the session-log core (SURFACE_VIOLATION / INVALID_EVENT).
+  const draft: { -readonly [K in keyof EventDraft]: EventDraft[K] } = { type, data: own(value, 'data') };
+  const surfaceOp = own(value, 'surfaceOp');
+  if (surfaceOp !== undefined) draft.surfaceOp = surfaceOp as SurfaceOp;
+  const sourceEventSeqs = own(value, 'sourceEventSeqs');
+  if (sourceEventSeqs !== undefined) draft.sourceEventSeqs = sourceEventSeqs as readonly number[];
+  return draft;
+}
+
+function parseSubscribe(reader: Reader): SubscribeRequest {
+  const message: { -readonly [K in keyof SubscribeRequest]: SubscribeRequest[K] } = {
+    type: 'subscribe',
+    id: reader.index('id'),
+    sessionId: reader.sessionId(),
+  };
+  const fromSeq = reader.optionalIndex('fromSeq');
+  if (fromSeq !== undefined) message.fromSeq = fromSeq;
+  const epoch = reader.optionalString('epoch', { maxLength: 256 });
+  if (epoch !== undefined) message.epoch = epoch;
+  return message;
+}
+
+function parseAppend(reader: Reader): AppendRequest {
+  const id = reader.index('id');
+  const sessionId = reader.sessionId();
+  const events = reader.array('events').map((value, index) => parseDraft(reader, value, index));
+  if (events.length === 0) reader.fail('field "events" must hold at least one event');
+  const message: { -readonly [K in keyof AppendRequest]: AppendRequest[K] } = {
+    type: 'append',
+    id,
+    sessionId,
+    events,
+  };
+  const expectedSeq = reader.optionalIndex('expectedSeq');
+  if (expectedSeq !== undefined) message.expectedSeq = expectedSeq;
+  const idempotencyKey = reader.optionalString('idempotencyKey', { nonEmpty: true, maxLength: 256 });
+  if (idempotencyKey !== undefined) message.idempotencyKey = idempotencyKey;
+  return message;
+}
+
+/**
+ * Narrow a decoded frame to a `ClientMessage`, or throw `ProtocolParseError` (code `BAD_REQUEST`) naming the
+ * offending field.
+ */
+export function parseClientMessage(value: unknown): ClientMessage {
+  const { reader, type } = readerFor(value, 'client');
+  switch (type) {
+    case 'hello': {
+      const id = reader.index('id');
+      const versions = reader.indexArray('versions');
+      const token = reader.optionalString('token');
+      return token === undefined ? { type, id, versions } : { type, id, versions, token };
+    }
+    case 'auth':
+      return { type, id: reader.index('id'), token: reader.string('token') };
+    case 'subscribe':
+      return parseSubscribe(reader);
+    case 'unsubscribe':
+      return { type, id: reader.index('id'), sessionId: reader.sessionId() };
+    case 'append':
+      return parseAppend(reader);
+    case 'ping':
+      return { type, id: reader.index('id') };
+    default:
+      return reader.fail(`unknown message type "${type}"`);
+  }
+}
+
+/** `asserts` form of `parseClientMessage` (the value itself is narrowed; drafts are not copied). */
+export function assertClientMessage(value: unknown): asserts value is ClientMessage {
+  parseClientMessage(value);
+}
+
+function parseEvents(reader: Reader): readonly SessionEvent[] {
+  const events = reader.array('events');
+  events.forEach((event, index) => {
+    if (!isRecord(event)) reader.fail(`events[${index}] must be an object`);
+    const seq = own(event, 'seq');
+    const time = own(event, 'time');
+    if (!isSafeIndex(seq) || !isSafeIndex(time) || typeof own(event, 'type') !== 'string') {
+      reader.fail(`events[${index}] needs integer seq and time and a string type`);
+    }
+  });
+  return events as readonly SessionEvent[];
+}
+
+function parseDetails(reader: Reader): ErrorMessage['details'] {
+  const details = own(reader.record, 'details');
+  if (details === undefined) return undefined;
+  if (!isRecord(details)) reader.fail('field "details" must be an object');
+  for (const [key, item] of Object.entries(details)) {
+    if (item !== null && !['string', 'number', 'boolean'].includes(typeof item)) {
+      reader.fail(`details.${key} must be a string, number, boolean or null`);
+    }
+  }
+  return details as ErrorMessage['details'];
+}
+
+function parseError(reader: Reader): ErrorMessage {
+  const message: { -readonly [K in keyof ErrorMessage]: ErrorMessage[K] } = {
+    type: 'error',
+    code: reader.string('code', { nonEmpty: true }) as HubErrorCode,
+    message: reader.string('message'),
+  };
+  const id = reader.optionalIndex('id');
+  if (id !== undefined) message.id = id;
+  const sessionId = reader.optionalString('sessionId');
+  if (sessionId !== undefined) message.sessionId = sessionId;
+  const details = parseDetails(reader);
+  if (details !== undefined) message.details = details;
+  return message;
+}
+
+/**
+ * Narrow a decoded frame to a `ServerMessage` (for SDKs), or throw `ProtocolParseError`. Events inside `events`
+ * frames are checked for `seq`, `time` and `type` only; unknown message types are rejected.
+ */
+export function parseServerMessage(value: unknown): ServerMessage {
+  const { reader, type } = readerFor(value, 'server');
+  switch (type) {
+    case 'welcome':
+      return { type, id: reader.index('id'), version: reader.index('version'), node: reader.string('node') };
+    case 'subscribed':
+      return {
+        type,
+        id: reader.index('id'),
+        sessionId: reader.string('sessionId'),
+        epoch: reader.string('epoch'),
+        headSeq: reader.integer('headSeq', -1),
+      };
+    case 'events':
+      return { type, sessionId: reader.string('sessionId'), events: parseEvents(reader) };
+    case 'live':
+      return { type, sessionId: reader.string('sessionId'), headSeq: reader.integer('headSeq', -1) };
+    case 'ack':
+      return {
+        type,
+        id: reader.index('id'),
+        sessionId: reader.string('sessionId'),
+        epoch: reader.string('epoch'),
+        firstSeq: reader.index('firstSeq'),
+        lastSeq: reader.index('lastSeq'),
+        time: reader.index('time'),
+        duplicate: reader.boolean('duplicate'),
+      };
+    case 'reset':
+      return {
+        type,
+        sessionId: reader.string('sessionId'),
+        epoch: reader.string('epoch'),
+        reason: reader.string('reason'),
+      };
+    case 'unsubscribed':
+      return { type, id: reader.index('id'), sessionId: reader.string('sessionId') };
+    case 'pong':
+    case 'authenticated':
+      return { type, id: reader.index('id') };
+    case 'error':
+      return parseError(reader);
+    default:
+      return reader.fail(`unknown message type "${type}"`);
+  }
+}
+
+/** `asserts` form of `parseServerMessage`. */
+export function assertServerMessage(value: unknown): asserts value is ServerMessage {
+  parseServerMessage(value);
+}

@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A hub node running as a child process through the real CLI (`session-hub serve`), for crash tests. */
+export class HubProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly wsUrl: string;
+  /** Everything the process printed on stdout. */
+  readonly stdout: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(child: ChildProcess, url: string, wsUrl: string, stdout: string) {
+    this.child = child;
+    this.url = url;
+    this.wsUrl = wsUrl;
+    this.stdout = stdout;
+    this.exited = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        resolve({ code: child.exitCode, signal: child.signalCode });
+      } else child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  /** Start `session-hub serve --port 0 <args>` and wait until it prints its URL. */
+  static start(args: readonly string[], env: Record<string, string> = {}): Promise<HubProcess> {
+    const child = spawn(process.execPath, [binPath, 'serve', '--port', '0', ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Promise((resolve, reject) => {
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /listening on (http:\/\/\S+) \(WebSocket (ws:\/\/\S+)\)/.exec(stdout);
+        if (match !== null && stdout.includes('engine:')) resolve(new HubProcess(child, match[1]!, match[2]!, stdout));
+      });
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`session-hub exited with ${String(code)}:\n${stdout}\n${stderr}`)));
+    });
+  }
+
+  /** SIGKILL: no shutdown, no close frames (a crash). */
+  async kill(): Promise<void> {
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** SIGTERM: graceful shutdown. */
+  async terminate(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloseCode } from '../../shared/index.ts';
+import type { HubAuth } from '../../server/config.ts';
+import { HubError } from '../../server/hub-error.ts';
+import { MemoryStore } from '../../server/store/memory-store.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { RawHubClient } from '../helpers/raw-hub-client.ts';
+
+/** A toy auth hook: token "alice" may read everything and append to alice/*; "expired" is refused. */
+const auth: HubAuth = {
+  authenticate(token) {
+    if (token === undefined) throw new HubError('UNAUTHORIZED', 'a token is required');
+    if (token === 'expired') throw new HubError('TOKEN_EXPIRED', 'the token expired');
+    return { subject: token };
+  },
+  authorize(principal, action, sessionId) {
+    if (action === 'read') return true;
+    return action === 'append' && sessionId.startsWith(`${principal.subject}/`);
+  },
+};
+
+describe('hub: the auth seam', () => {
+  let hub: TestHub;
+  const store = new MemoryStore();
+  beforeAll(async () => {
+    hub = await startHub({ store, auth });
+  });
+  afterAll(async () => {
+    await hub.close();
+    await store.close();
+  });
+
+  it('refuses a hello without a token with UNAUTHORIZED and close 1008', async () => {
+    const client = await RawHubClient.connect(hub.wsUrl, { hello: false });
+    expect(await client.request({ type: 'hello', versions: [1] })).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((await client.closed).code).toBe(CloseCode.POLICY_VIOLATION);
+  });
+
+  it('takes the token from hello or the upgrade request and asks authorize before each request', async () => {
+    const viaHello = await RawHubClient.connect(hub.wsUrl, { token: 'alice' });
+    const viaQuery = await RawHubClient.connect(`${hub.wsUrl}?token=alice`);
+    for (const client of [viaHello, viaQuery]) {
+      expect(
+        await client.request({ type: 'append', sessionId: 'alice/1', events: [{ type: 'x/y', data: 1 }] }),
+      ).toMatchObject({ type: 'ack' });
+      expect(
+        await client.request({ type: 'append', sessionId: 'bob/1', events: [{ type: 'x/y', data: 1 }] }),
+      ).toMatchObject({ type: 'error', code: 'FORBIDDEN', sessionId: 'bob/1' });
+      expect(await client.request({ type: 'subscribe', sessionId: 'bob/1' })).toMatchObject({ type: 'subscribed' });
+      await client.close();
+    }
+    expect((await store.head('bob/1')).headSeq).toBe(-1);
+  });
+
+  it('replaces the credentials with auth, and keeps the connection when a new token is refused', async () => {
+    const client = await RawHubClient.connect(hub.wsUrl, { token: 'alice' });
+    expect(await client.request({ type: 'auth', token: 'bob' })).toEqual({ type: 'authenticated', id: 2 });
+    expect(
+      await client.request({ type: 'append', sessionId: 'bob/2', events: [{ type: 'x/y', data: 1 }] }),
+    ).toMatchObject({ type: 'ack' });
+    expect(await client.request({ type: 'auth', token: 'expired' })).toMatchObject({ code: 'TOKEN_EXPIRED' });
+    expect(await client.request({ type: 'ping' })).toMatchObject({ type: 'pong' });
+    await client.close();
+  });
+
+  it('applies the same hooks to HTTP requests', async () => {
+    expect((await fetch(`${hub.url}/v1/sessions/alice%2F1`)).status).toBe(401);
+    const read = await fetch(`${hub.url}/v1/sessions/alice%2F1`, { headers: { authorization: 'Bearer alice' } });
+    expect(await read.json()).toMatchObject({ sessionId: 'alice/1', headSeq: 1 });
+    const denied = await fetch(`${hub.url}/v1/sessions/carol%2F1/events?token=alice`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ events: [{ type: 'x/y', data: 1 }] }),
+    });
+    expect(denied.status).toBe(403);
+    expect((await fetch(`${hub.url}/v1/sessions?token=alice`)).status).toBe(403);
+    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseServeArgs, serveUsage, UsageError } from '../../server/cli-args.ts';
+
+describe('session-hub serve: arguments', () => {
+  it('uses the defaults: port 8080, 127.0.0.1, memory engine, info logs', () => {
+    expect(parseServeArgs([], {})).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      keyPrefix: undefined,
+      logLevel: 'info',
+      nodeName: undefined,
+    });
+  });
+
+  it('reads PORT, HOST, REDIS_URL, KEY_PREFIX, LOG_LEVEL, NODE_NAME, and lets flags win', () => {
+    const env = {
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      REDIS_URL: 'redis://r:6379',
+      KEY_PREFIX: 'env:',
+      LOG_LEVEL: 'warn',
+      NODE_NAME: 'n1',
+    };
+    expect(parseServeArgs([], env)).toEqual({
+      port: 9000,
+      host: '0.0.0.0',
+      redisUrl: 'redis://r:6379',
+      keyPrefix: 'env:',
+      logLevel: 'warn',
+      nodeName: 'n1',
+    });
+    expect(
+      parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
+    ).toMatchObject({ port: 0, redisUrl: 'redis://x:1', keyPrefix: 'p:', logLevel: 'debug', host: '0.0.0.0' });
+  });
+
+  it('answers --help and refuses unknown flags and bad ports', () => {
+    expect(parseServeArgs(['--help'], {})).toBe('help');
+    expect(parseServeArgs(['-h'], {})).toBe('help');
+    expect(serveUsage).toMatch(/--redis <url>/);
+    expect(() => parseServeArgs(['--bogus'], {})).toThrow(UsageError);
+    expect(() => parseServeArgs(['--port', 'http'], {})).toThrow(/invalid port/);
+    expect(() => parseServeArgs([], { PORT: '70000' })).toThrow(/invalid port/);
+  });
+});

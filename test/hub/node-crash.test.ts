@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { HubProcess } from '../helpers/hub-process.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const note = (n: number) => ({ type: 'test/note', data: { n } });
+
+describe('hub: a node killed with SIGKILL', () => {
+  let redis: RedisServer;
+  let store: RedisStore;
+  let survivor: TestHub;
+  let doomed: HubProcess;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    store = await RedisStore.open({ url: redis.url, keyPrefix: 'crash:' });
+    survivor = await startHub({ store });
+    doomed = await HubProcess.start(['--redis', redis.url, '--key-prefix', 'crash:']);
+  });
+  afterAll(async () => {
+    await doomed.kill();
+    await survivor.close();
+    await store.close();
+    await redis.stop();
+  });
+
+  it("lets the dead node's clients resume on the other node from their seq: no gap, no duplicate", async () => {
+    expect(doomed.stdout).toMatch(/engine: redis/);
+    const sessionId = 'crash';
+    const writer = await RawHubClient.connect(survivor.wsUrl);
+    const watcher = await RawHubClient.connect(doomed.wsUrl);
+    const subscribed = await watcher.request({ type: 'subscribe', sessionId });
+    if (subscribed.type !== 'subscribed') throw new Error(JSON.stringify(subscribed));
+    for (let n = 0; n < 10; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 9));
+    // The dead node's own writer: its last append was acked before the crash.
+    const doomedWriter = await RawHubClient.connect(doomed.wsUrl);
+    expect(await doomedWriter.request({ type: 'append', sessionId, events: [note(10)] })).toMatchObject({
+      type: 'ack',
+      firstSeq: 10,
+    });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 10));
+
+    await doomed.kill();
+    const closed = await watcher.closed;
+    expect(closed.code).toBe(1006);
+    // Events keep coming while the watcher is away.
+    for (let n = 11; n < 15; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
+
+    const seen = watcher.events(sessionId);
+    const lastSeq = seen.at(-1)!.seq;
+    const resumed = await RawHubClient.connect(survivor.wsUrl);
+    const again = await resumed.request({
+      type: 'subscribe',
+      sessionId,
+      fromSeq: lastSeq + 1,
+      epoch: subscribed.epoch,
+    });
+    expect(again).toMatchObject({ type: 'subscribed', epoch: subscribed.epoch });
+    for (let n = 15; n < 20; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
+    await resumed.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 19));
+    const all = [...seen, ...resumed.events(sessionId)];
+    expect(all.map((event) => event.seq)).toEqual(range(0, 19));
+    expect(all.map((event) => (event.data as { n: number }).n)).toEqual(range(0, 19));
+    expect(resumed.ofType('reset')).toEqual([]);
+    await Promise.all([writer.close(), resumed.close(), doomedWriter.closed]);
+  });
+});

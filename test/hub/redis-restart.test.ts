@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const note = (n: number) => ({ type: 'test/note', data: { n } });
+
+async function readyStatus(hub: TestHub): Promise<number> {
+  return (await fetch(`${hub.url}/readyz`)).status;
+}
+
+describe('hub: Redis killed and restarted', () => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup.length = 0;
+  });
+
+  async function setUp(appendOnly: boolean) {
+    const redis = await RedisServer.start({ appendOnly, appendFsync: 'always' });
+    const store = await RedisStore.open({ url: redis.url, keyPrefix: 'rr:', onError: () => undefined });
+    const hub = await startHub({ store });
+    const writer = await RawHubClient.connect(hub.wsUrl);
+    const watcher = await RawHubClient.connect(hub.wsUrl);
+    cleanup.push(
+      () => redis.stop(),
+      () => store.close(),
+      () => hub.close(),
+      () => writer.close(),
+      () => watcher.close(),
+    );
+    return { redis, store, hub, writer, watcher };
+  }
+
+  it('with AOF: appends fail fast with STORE_UNAVAILABLE while it is down, nothing is lost, the watcher resumes', async () => {
+    const { redis, hub, writer, watcher } = await setUp(true);
+    const sessionId = 'aof';
+    const subscribed = await watcher.request({ type: 'subscribe', sessionId });
+    await writer.request({ type: 'append', sessionId, events: range(0, 9).map(note) });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 9));
+
+    await redis.kill();
+    const refused = await writer.request({ type: 'append', sessionId, events: [note(99)] });
+    expect(refused).toMatchObject({ type: 'error', code: 'STORE_UNAVAILABLE', sessionId });
+    expect(await readyStatus(hub)).toBe(503);
+
+    await redis.restart();
+    await vi.waitFor(async () => expect(await readyStatus(hub)).toBe(200), { timeout: 15_000, interval: 100 });
+    let ack = await writer.request({ type: 'append', sessionId, events: range(10, 14).map(note) });
+    // The command connection may need a moment after /readyz to be usable again.
+    for (let attempt = 0; ack.type === 'error' && attempt < 50; attempt++) {
+      expect(ack).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      ack = await writer.request({ type: 'append', sessionId, events: range(10, 14).map(note) });
+    }
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 10, lastSeq: 14 });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 14));
+    expect(watcher.seqs(sessionId)).toEqual(range(0, 14));
+    expect(watcher.ofType('reset')).toEqual([]);
+    expect(subscribed.type === 'subscribed' && ack.type === 'ack' && ack.epoch).toBe(
+      subscribed.type === 'subscribed' && subscribed.epoch,
+    );
+  });
+
+  it('without persistence: the epoch changes and the watcher gets reset, then the new log from seq 0', async () => {
+    const { redis, hub, writer, watcher } = await setUp(false);
+    const sessionId = 'volatile';
+    const subscribed = await watcher.request({ type: 'subscribe', sessionId });
+    await writer.request({ type: 'append', sessionId, events: range(0, 4).map(note) });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 4));
+
+    await redis.kill();
+    await redis.restart();
+    await vi.waitFor(async () => expect(await readyStatus(hub)).toBe(200), { timeout: 15_000, interval: 100 });
+    const reset = await watcher.waitFor((m) => m.type === 'reset', { timeoutMs: 20_000 });
+    expect(reset).toMatchObject({ type: 'reset', sessionId });
+    expect(reset.type === 'reset' && subscribed.type === 'subscribed' && reset.epoch !== subscribed.epoch).toBe(true);
+
+    let ack = await writer.request({ type: 'append', sessionId, events: range(100, 102).map(note) });
+    for (let attempt = 0; ack.type === 'error' && attempt < 50; attempt++) {
+      ack = await writer.request({ type: 'append', sessionId, events: range(100, 102).map(note) });
+    }
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 0, lastSeq: 2 });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 2), {
+      from: watcher.messages.indexOf(reset),
+    });
+    expect(watcher.seqs(sessionId)).toEqual([0, 1, 2]);
+    expect(watcher.events(sessionId).map((event) => (event.data as { n: number }).n)).toEqual([100, 101, 102]);
+    const lastReset = watcher.ofType('reset').at(-1)!;
+    expect(ack.type === 'ack' && ack.epoch).toBe(lastReset.epoch);
+  });
+});
