@@ -35,6 +35,11 @@ export class ConnectionSubscriptions {
     return this.#entries.size;
   }
 
+  /** The sessions subscribed to (a snapshot). */
+  get sessionIds(): string[] {
+    return [...this.#entries.keys()];
+  }
+
   /** Subscribe (replies `subscribed` through the sink) or throw a HubError (nothing kept). */
   async subscribe(request: SubscribeRequest): Promise<void> {
     const { sessionId } = request;

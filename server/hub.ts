@@ -108,6 +108,7 @@ export function createHub(input: HubConfig): Hub {
       nodeName,
       protocolVersions: config.protocolVersions,
       helloTimeoutMs: limits.helloTimeoutMs,
+      limits,
       pageSize: limits.catchUpPageSize,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,

@@ -1,3 +1,6 @@
+import { HubErrorCode } from '../../shared/index.ts';
+import { HubError } from '../hub-error.ts';
+
 /** Why an event breaks the size limits, or undefined when it fits. */
 export type EventSizeProblem =
   { readonly kind: 'too-large'; readonly maxBytes: number } | { readonly kind: 'too-deep'; readonly maxDepth: number };
@@ -45,4 +48,24 @@ export function checkEventSize(
 /** UTF-8 byte length of a string (a lone surrogate counts 3, as the replacement character it would become). */
 export function utf8Length(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * Check an append's drafts before anything else looks at them (socket and HTTP): each must fit `maxEventBytes`
+ * and `maxEventDepth`. Throws EVENT_TOO_LARGE with `details.index` naming the first offender.
+ */
+export function assertDraftSizes(
+  drafts: readonly unknown[],
+  limits: { readonly maxEventBytes: number; readonly maxEventDepth: number },
+): void {
+  drafts.forEach((draft, index) => {
+    const problem = checkEventSize(draft, limits);
+    if (problem === undefined) return;
+    const message =
+      problem.kind === 'too-large'
+        ? `events[${index}] is larger than ${problem.maxBytes} bytes`
+        : `events[${index}] is nested deeper than ${problem.maxDepth} levels`;
+    const limit = problem.kind === 'too-large' ? problem.maxBytes : problem.maxDepth;
+    throw new HubError(HubErrorCode.EVENT_TOO_LARGE, message, { index, limit, reason: problem.kind });
+  });
 }

@@ -9,3 +9,6 @@ export * from './limits.ts';
 export * from './event-size.ts';
 export * from './rate-limiter.ts';
 export * from './outbound-flow.ts';
+export * from './hub-auth.ts';
+export * from './outbound-gate.ts';
+export * from './connection-guard.ts';

@@ -34,7 +34,7 @@ export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
   stallTimeoutMs: 30_000,
 });
 
-/** A limit value that makes no sense (not a positive integer, or inconsistent with another). */
+/** A limit value that makes no sense (not a positive integer). */
 export class LimitsConfigError extends Error {
   override readonly name = 'LimitsConfigError';
 }
@@ -45,11 +45,6 @@ export function checkLimits(limits: Readonly<Record<string, number>>): void {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new LimitsConfigError(`limit ${name} must be a positive integer, got ${String(value)}`);
     }
-  }
-  const eventBytes = limits['maxEventBytes'];
-  const frameBytes = limits['maxFrameBytes'];
-  if (eventBytes !== undefined && frameBytes !== undefined && eventBytes > frameBytes) {
-    throw new LimitsConfigError('maxEventBytes must not exceed maxFrameBytes');
   }
 }
 
