@@ -97,6 +97,7 @@ export class OutboundGate {
     this.#stopPolling();
     if (state === 'stalled') {
       this.#closed = true;
+      this.#socket.resume(); // read again so the close handshake can complete
       this.#options.onStall();
       this.#release();
       return;
