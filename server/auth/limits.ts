@@ -11,7 +11,7 @@ export interface SecurityLimits {
   readonly appendsPerSecond: number;
   /** Appends a connection may make at once above the sustained rate (bucket size). */
   readonly appendBurst: number;
-  /** A connection refused for rate without a single success for this long is closed 4029 (RATE_LIMITED). */
+  /** A connection refused for its rate at least once a second for this long is closed 4029 (RATE_LIMITED). */
   readonly rateLimitCloseAfterMs: number;
   /**
    * Outbound bytes a connection may have queued (ws `bufferedAmount`). Above it the hub stops pushing live events to

@@ -66,35 +66,39 @@ export type RateDecision =
 export interface RateLimiterOptions {
   readonly ratePerSecond: number;
   readonly burst: number;
-  /** Refused without a single success in between for this long → `close: true`. */
+  /** Refused at least once every `refusalGapMs` for this long → `close: true`. */
   readonly closeAfterMs: number;
+  /** A pause in refusals longer than this ends a "limited" stretch. Default 1000 ms. */
+  readonly refusalGapMs?: number;
   readonly now?: Clock;
 }
 
 /**
- * Per-connection request rate limit: a token bucket plus "limited for too long" detection, so a client that
- * keeps hammering after being told to back off is disconnected instead of costing the hub an error reply forever.
+ * Per-connection request rate limit: a token bucket plus "limited for too long" detection. A client that keeps
+ * sending faster than its rate (refused at least once a second, for `closeAfterMs`) is disconnected instead of
+ * costing the hub an error reply forever; one that backs off (no refusal for `refusalGapMs`) starts afresh.
  */
 export class RateLimiter {
   readonly #bucket: TokenBucket;
   readonly #closeAfterMs: number;
+  readonly #refusalGapMs: number;
   readonly #now: Clock;
   #limitedSince: number | undefined;
+  #lastRefusalAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RateLimiterOptions) {
     this.#now = options.now ?? Date.now;
     this.#bucket = new TokenBucket({ ratePerSecond: options.ratePerSecond, burst: options.burst, now: this.#now });
     this.#closeAfterMs = options.closeAfterMs;
+    this.#refusalGapMs = options.refusalGapMs ?? 1000;
   }
 
   /** Account for one request. */
   check(): RateDecision {
-    if (this.#bucket.tryTake(1)) {
-      this.#limitedSince = undefined;
-      return { allowed: true };
-    }
+    if (this.#bucket.tryTake(1)) return { allowed: true };
     const now = this.#now();
-    this.#limitedSince ??= now;
+    if (this.#limitedSince === undefined || now - this.#lastRefusalAt > this.#refusalGapMs) this.#limitedSince = now;
+    this.#lastRefusalAt = now;
     return {
       allowed: false,
       retryAfterMs: this.#bucket.msUntil(1),

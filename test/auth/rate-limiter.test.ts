@@ -42,30 +42,39 @@ describe('TokenBucket', () => {
 });
 
 describe('RateLimiter', () => {
-  it('refuses above the rate with retryAfterMs, and asks to close after being limited for too long', () => {
+  it('refuses above the rate with retryAfterMs', () => {
     const time = clock();
-    const limiter = new RateLimiter({ ratePerSecond: 2, burst: 2, closeAfterMs: 1_000, now: time.now });
+    const limiter = new RateLimiter({ ratePerSecond: 2, burst: 2, closeAfterMs: 10_000, now: time.now });
     expect(limiter.check()).toEqual({ allowed: true });
     expect(limiter.check()).toEqual({ allowed: true });
     expect(limiter.check()).toEqual({ allowed: false, retryAfterMs: 500, close: false });
     time.advance(400);
     expect(limiter.check()).toEqual({ allowed: false, retryAfterMs: 100, close: false });
     time.advance(100);
-    expect(limiter.check()).toEqual({ allowed: true }); // a success resets the "limited since" clock
-    time.advance(100);
-    expect(limiter.check()).toMatchObject({ allowed: false, close: false });
-    time.advance(399);
-    expect(limiter.check()).toMatchObject({ allowed: false, close: false });
-    time.advance(1);
-    expect(limiter.check()).toEqual({ allowed: true }); // limited for 500 ms only, then served again
+    expect(limiter.check()).toEqual({ allowed: true });
   });
 
-  it('a client that never backs off is told to close once closeAfterMs has passed', () => {
+  it('closes a client that keeps flooding, even though it gets a request through now and then', () => {
     const time = clock();
-    const limiter = new RateLimiter({ ratePerSecond: 0.5, burst: 1, closeAfterMs: 1_000, now: time.now });
-    expect(limiter.check().allowed).toBe(true);
-    expect(limiter.check()).toMatchObject({ allowed: false, close: false });
-    time.advance(1_000);
-    expect(limiter.check()).toMatchObject({ allowed: false, close: true });
+    const limiter = new RateLimiter({ ratePerSecond: 5, burst: 5, closeAfterMs: 1_000, now: time.now });
+    const decisions = [];
+    for (let step = 0; step < 300; step++) {
+      decisions.push(limiter.check());
+      time.advance(10); // 100 requests per second against a rate of 5
+    }
+    const firstClose = decisions.findIndex((decision) => !decision.allowed && decision.close);
+    expect(decisions.some((decision) => decision.allowed)).toBe(true);
+    expect(firstClose).toBeGreaterThan(100); // not before closeAfterMs of refusals
+    expect(firstClose).toBeLessThan(110);
+  });
+
+  it('a client that backs off after a refusal starts afresh', () => {
+    const time = clock();
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 1, closeAfterMs: 1_000, now: time.now });
+    for (let round = 0; round < 5; round++) {
+      expect(limiter.check().allowed).toBe(true);
+      expect(limiter.check()).toMatchObject({ allowed: false, close: false });
+      time.advance(1_001); // obeys: waits more than a second before the next request
+    }
   });
 });
