@@ -5,7 +5,6 @@
  *
  * Run on its own: `node --import tsx bench/projection.ts [--quick]`.
  */
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { SessionEvent } from '../shared/index.ts';
 import { MessageProjector, deriveMessages } from '../shared/index.ts';
@@ -15,18 +14,18 @@ export interface ProjectionSizeResult {
   readonly events: number;
   /** Distinct logs of this size projected per measurement (they add up to the largest size). */
   readonly logs: number;
-  /** `MessageProjector.apply` throughput (CPU time, best of 5), change records included. */
+  /** `MessageProjector.apply` throughput (CPU time, best of the repetitions), change records included. */
   readonly eventsPerSecond: number;
   readonly nsPerEvent: number;
   /** CPU ns per event of the bulk path `applyAll` (no change records). */
   readonly bulkNsPerEvent: number;
   /** CPU ns per event of `apply` when one log of this size is projected over and over (it stays in CPU caches). */
   readonly hotNsPerEvent: number;
-  /** Mean cost of a 1-for-1 tool-result prune on a log of this size. */
+  /** CPU ns of a 1-for-1 tool-result prune on a log of this size (mean of 5,000 chained ones, best repetition). */
   readonly pruneReplacementNs: number;
-  /** Mean cost of replacing the leading system prompt on a log of this size. */
+  /** CPU ns of replacing the leading system prompt on a log of this size (mean of 5,000 chained ones, best repetition). */
   readonly systemPromptReplacementNs: number;
-  /** From-scratch `deriveMessages` over the whole log (baseline). */
+  /** CPU ms of the from-scratch `deriveMessages` over one log of this size (baseline). */
   readonly fromScratchMs: number;
   /** Messages derived from the log. */
   readonly messages: number;
@@ -47,7 +46,7 @@ export interface ProjectionBenchResult {
 
 const TARGET_EVENTS_PER_SECOND = 1_000_000;
 const TARGET_PER_EVENT_RATIO = 1.5;
-const REPLACEMENTS = 2_000;
+const REPLACEMENTS = 5_000;
 
 /**
  * A realistic agent log (valid by construction): a system prompt, then turns of a user message and steps of
@@ -96,39 +95,26 @@ export function buildBenchLog(size: number): SessionEvent[] {
   return events.slice(0, size);
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /** CPU milliseconds of this process (user + system): robust when other processes compete for the cores. */
 function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 }
 
-/**
- * Best-of-`repetitions` CPU ns per event of projecting every log with a fresh projector. The logs of one size add
- * up to the same number of events for every size, so all sizes read the same amount of memory and only the log
- * length differs.
- */
-function timeProjection(logs: readonly (readonly SessionEvent[])[], mode: 'apply' | 'applyAll', repetitions: number) {
+/** CPU ns per event of projecting every log once with a fresh projector. */
+function timeProjection(logs: readonly (readonly SessionEvent[])[], mode: 'apply' | 'applyAll'): number {
   let events = 0;
   for (const log of logs) events += log.length;
-  let best = Infinity;
-  for (let repetition = 0; repetition < repetitions; repetition++) {
-    const started = cpuMs();
-    for (const log of logs) {
-      const projector = new MessageProjector();
-      if (mode === 'applyAll') projector.applyAll(log);
-      else for (const event of log) projector.apply(event);
-    }
-    best = Math.min(best, ((cpuMs() - started) * 1e6) / events);
+  const started = cpuMs();
+  for (const log of logs) {
+    const projector = new MessageProjector();
+    if (mode === 'applyAll') projector.applyAll(log);
+    else for (const event of log) projector.apply(event);
   }
-  return best;
+  return ((cpuMs() - started) * 1e6) / events;
 }
 
-/** Mean ns of `REPLACEMENTS` chained replacements of one node (each replaces the previous replacement). */
+/** CPU ns per replacement of `REPLACEMENTS` chained replacements of one node (each replaces the previous one). */
 function timeReplacements(events: readonly SessionEvent[], kind: 'prune' | 'system'): number {
   const projector = new MessageProjector();
   projector.applyAll(events);
@@ -156,56 +142,78 @@ function timeReplacements(events: readonly SessionEvent[], kind: 'prune' | 'syst
     } as SessionEvent);
     targetSeq = seq;
   }
-  const started = performance.now();
+  const started = cpuMs();
   for (const event of replacements) projector.apply(event);
-  return ((performance.now() - started) * 1e6) / REPLACEMENTS;
+  return ((cpuMs() - started) * 1e6) / REPLACEMENTS;
 }
 
-function measureSize(size: number, workingSet: number): ProjectionSizeResult {
-  const logs = Array.from({ length: Math.max(1, Math.round(workingSet / size)) }, () => buildBenchLog(size));
-  const events = logs[0]!;
-  const nsPerEvent = timeProjection(logs, 'apply', 5);
-  const bulkNsPerEvent = timeProjection(logs, 'applyAll', 5);
-  const hotNsPerEvent = timeProjection(
-    Array.from({ length: Math.ceil(100_000 / size) }, () => events),
-    'apply',
-    5,
-  );
-  // Replacements are short: timed a few times, the median kept.
-  const prune = median([0, 1, 2, 3, 4].map(() => timeReplacements(events, 'prune')));
-  const system = median([0, 1, 2, 3, 4].map(() => timeReplacements(events, 'system')));
-  const scratchStarted = performance.now();
-  const messages = deriveMessages(events).length;
-  const fromScratchMs = performance.now() - scratchStarted;
-  return {
-    events: size,
-    logs: logs.length,
-    eventsPerSecond: Math.round(1e9 / nsPerEvent),
-    nsPerEvent,
-    bulkNsPerEvent,
-    hotNsPerEvent,
-    pruneReplacementNs: prune,
-    systemPromptReplacementNs: system,
-    fromScratchMs,
-    messages,
-  };
+interface SizeSamples {
+  readonly size: number;
+  readonly logs: readonly (readonly SessionEvent[])[];
+  apply: number;
+  applyAll: number;
+  hot: number;
+  prune: number;
+  system: number;
 }
 
-/** Runs the projection benchmark (quick: 1k and 100k events; full: 1k, 100k and 1M). */
+const REPETITIONS = 5;
+
+/**
+ * Runs the projection benchmark (quick: 1k and 100k events; full: 1k, 100k and 1M). Every size projects the same
+ * number of events (many short logs or one long one), so all sizes read the same amount of memory and only the
+ * log length differs; repetitions interleave the sizes and the best (least disturbed) CPU time is kept.
+ */
 export async function runProjectionBench(options: { quick: boolean }): Promise<ProjectionBenchResult> {
   const sizes = options.quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000];
   const workingSet = sizes.at(-1)!;
+  const samples: SizeSamples[] = sizes.map((size) => ({
+    size,
+    logs: Array.from({ length: Math.max(1, Math.round(workingSet / size)) }, () => buildBenchLog(size)),
+    apply: Infinity,
+    applyAll: Infinity,
+    hot: Infinity,
+    prune: Infinity,
+    system: Infinity,
+  }));
   // Warm up the JIT (projection and replacements) before anything is measured.
   const warmUp = buildBenchLog(10_000);
-  timeProjection([warmUp], 'apply', 20);
-  timeProjection([warmUp], 'applyAll', 20);
+  for (let round = 0; round < 20; round++) {
+    timeProjection([warmUp], 'apply');
+    timeProjection([warmUp], 'applyAll');
+  }
   timeReplacements(warmUp, 'prune');
   timeReplacements(warmUp, 'system');
-  const results: ProjectionSizeResult[] = [];
-  for (const size of sizes) {
-    results.push(measureSize(size, workingSet));
-    await new Promise((resolve) => setTimeout(resolve, 0)); // let the event loop breathe between sizes
+  for (let repetition = 0; repetition < REPETITIONS; repetition++) {
+    for (const sample of samples) {
+      const first = sample.logs[0]!;
+      sample.apply = Math.min(sample.apply, timeProjection(sample.logs, 'apply'));
+      sample.applyAll = Math.min(sample.applyAll, timeProjection(sample.logs, 'applyAll'));
+      const hotLogs = Array.from({ length: Math.ceil(100_000 / sample.size) }, () => first);
+      sample.hot = Math.min(sample.hot, timeProjection(hotLogs, 'apply'));
+      sample.prune = Math.min(sample.prune, timeReplacements(first, 'prune'));
+      sample.system = Math.min(sample.system, timeReplacements(first, 'system'));
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the event loop breathe
+    }
   }
+  const results = samples.map((sample): ProjectionSizeResult => {
+    const events = sample.logs[0]!;
+    const scratchStarted = cpuMs();
+    const messages = deriveMessages(events).length;
+    const fromScratchMs = cpuMs() - scratchStarted;
+    return {
+      events: sample.size,
+      logs: sample.logs.length,
+      eventsPerSecond: Math.round(1e9 / sample.apply),
+      nsPerEvent: sample.apply,
+      bulkNsPerEvent: sample.applyAll,
+      hotNsPerEvent: sample.hot,
+      pruneReplacementNs: sample.prune,
+      systemPromptReplacementNs: sample.system,
+      fromScratchMs,
+      messages,
+    };
+  });
   const first = results[0]!;
   const last = results.at(-1)!;
   const perEventRatio = last.nsPerEvent / first.nsPerEvent;

@@ -44,6 +44,15 @@ export interface AppendPipelineDeps {
 const textEncoder = new TextEncoder();
 
 /**
+ * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
+ * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
+ */
+function conflictBackoff(attempt: number): Promise<void> {
+  const ceilingMs = Math.min(64, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+}
+
+/**
  * Appends, one at a time per session on this node (a promise chain per session, so the node never conflicts with
  * itself): validate the batch with the shared core against the cached session, commit with
  * `expectedSeq = length`, and on a conflict (another node appended) refresh from the store, re-validate and retry
@@ -60,7 +69,13 @@ export class AppendPipeline {
     this.#deps = deps;
   }
 
-  append(input: AppendInput): Promise<AppendOutcome> {
+  /**
+   * Queue an append behind the session's earlier ones. `ready` (e.g. the caller's authorization) is awaited in
+   * the queue, so the order of calls is the commit order even when `ready` settles out of order; when it
+   * rejects, the append fails with its error and nothing is written.
+   */
+  append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
+    ready.catch(() => undefined); // surfaced through the returned promise
     if (this.#closing) return Promise.reject(new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down'));
     const { maxEventsPerAppend } = this.#deps.limits;
     if (input.events.length > maxEventsPerAppend) {
@@ -74,7 +89,10 @@ export class AppendPipeline {
       return Promise.reject(error);
     }
     const previous = this.#tails.get(input.sessionId) ?? Promise.resolve();
-    const run = previous.then(() => this.#run(input));
+    const run = previous.then(async () => {
+      await ready;
+      return this.#run(input);
+    });
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -140,7 +158,8 @@ export class AppendPipeline {
         }
         if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
         metrics.appendRetries.inc();
-        await cache.refresh(entry);
+        await conflictBackoff(attempt);
+        await cache.refresh(entry, result.epoch);
         refreshed = true;
         continue;
       }

@@ -103,7 +103,7 @@ export interface HubConfig {
   readonly sessionCacheSize?: number;
   /** A cached session unused this long is dropped. Default 60 s. */
   readonly sessionCacheIdleMs?: number;
-  /** Times an append is re-validated and retried after another node moved the head. Default 10. */
+  /** Times an append is re-validated and retried after another node moved the head (with full-jitter backoff). Default 32. */
   readonly appendRetries?: number;
   /** Longest wait for in-flight appends and socket closes on `close()`. Default 10 s. */
   readonly shutdownTimeoutMs?: number;
@@ -146,7 +146,7 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     limits: resolveLimits(config.limits),
     sessionCacheSize: config.sessionCacheSize ?? 1000,
     sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,
-    appendRetries: config.appendRetries ?? 10,
+    appendRetries: config.appendRetries ?? 32,
     shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
     metricsPrefix: config.metricsPrefix ?? 'session_hub_',
   };

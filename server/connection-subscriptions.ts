@@ -22,6 +22,10 @@ export interface ConnectionSubscriptionsDeps {
   readonly maxSubscriptions: number;
 }
 
+function unsubscribedMeanwhile(sessionId: string): HubError {
+  return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
+}
+
 /** The subscriptions of one connection (at most one per session). */
 export class ConnectionSubscriptions {
   readonly #entries = new Map<string, Entry>();
@@ -40,8 +44,12 @@ export class ConnectionSubscriptions {
     return [...this.#entries.keys()];
   }
 
-  /** Subscribe (replies `subscribed` through the sink) or throw a HubError (nothing kept). */
-  async subscribe(request: SubscribeRequest): Promise<void> {
+  /**
+   * Subscribe (replies `subscribed` through the sink) or throw a HubError (nothing kept). The subscription is
+   * registered synchronously; `ready` (the caller's authorization) is awaited before the store is touched.
+   */
+  async subscribe(request: SubscribeRequest, ready: Promise<void> = Promise.resolve()): Promise<void> {
+    ready.catch(() => undefined); // surfaced below
     const { sessionId } = request;
     if (this.#entries.has(sessionId)) {
       throw new HubError(HubErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${sessionId}`);
@@ -59,14 +67,13 @@ export class ConnectionSubscriptions {
     this.#entries.set(sessionId, entry);
     this.#deps.metrics.subscriptions.inc();
     try {
+      await ready;
+      if (this.#entries.get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
       const channel = await this.#deps.channels.acquire(sessionId, subscription);
       entry.channel = channel;
       if (this.#entries.get(sessionId) !== entry) {
         this.#deps.channels.release(channel, subscription);
-        throw new HubError(
-          HubErrorCode.NOT_SUBSCRIBED,
-          `unsubscribed from ${sessionId} before the subscription started`,
-        );
+        throw unsubscribedMeanwhile(sessionId);
       }
       await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
     } catch (error) {

@@ -20,6 +20,7 @@ import { errorMessage, HubError, toHubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
+import { SendCoalescer } from './send-coalescer.ts';
 
 export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
   readonly logger: Logger;
@@ -53,9 +54,11 @@ export class Connection {
   readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
   readonly #guard: ConnectionGuard;
+  readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
     this.#ws = ws;
+    this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
     this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
     const { metrics } = deps;
@@ -113,6 +116,7 @@ export class Connection {
 
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
     this.#deps.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();
@@ -120,6 +124,7 @@ export class Connection {
 
   #sendBatch(batch: LiveBatch): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
     this.#deps.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();
@@ -180,8 +185,8 @@ export class Connection {
         await this.#recheckSubscriptions();
         return;
       case 'subscribe':
-        await this.#authorize('read', message.sessionId);
-        await this.#subscriptions.subscribe(message);
+        // Registered at once (so an unsubscribe right behind it finds it), started once authorized.
+        await this.#subscriptions.subscribe(message, this.#authorize('read', message.sessionId));
         return;
       case 'unsubscribe':
         this.#subscriptions.unsubscribe(message.sessionId);
@@ -195,11 +200,12 @@ export class Connection {
 
   async #append(message: AppendRequest): Promise<void> {
     this.#guard.checkAppend();
-    await this.#authorize('append', message.sessionId);
+    // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
+    const authorized = this.#authorize('append', message.sessionId);
     const started = performance.now();
     const { metrics, pipeline } = this.#deps;
     try {
-      const outcome = await pipeline.append(message);
+      const outcome = await pipeline.append(message, authorized);
       metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
       if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
       const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;

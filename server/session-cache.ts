@@ -71,11 +71,14 @@ export class SessionCache {
     entry.lastUsed = Date.now();
   }
 
-  /** Bring the entry up to the store's head (rebuilding it when the epoch changed). */
-  async refresh(entry: CachedSession): Promise<void> {
+  /**
+   * Bring the entry up to the store's head (rebuilding it when the epoch changed). `knownEpoch`: the store's
+   * current epoch when the caller just learned it (a commit conflict), which saves asking for the head.
+   */
+  async refresh(entry: CachedSession, knownEpoch?: string): Promise<void> {
     const { store, pageSize } = this.#deps;
-    const head = await store.head(entry.sessionId);
-    if (head.epoch !== entry.epoch) {
+    const epoch = knownEpoch ?? (await store.head(entry.sessionId)).epoch;
+    if (epoch !== entry.epoch) {
       const fresh = await this.#load(entry.sessionId);
       entry.epoch = fresh.epoch;
       entry.session = fresh.session;

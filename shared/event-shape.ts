@@ -1,4 +1,4 @@
-import { SessionLogError } from './errors.ts';
+import { invalidEvent } from './check-helpers.ts';
 import { TURN_END_REASON_KINDS } from './event-types.ts';
 import type { KnownEventType } from './events.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from './json.ts';
 type Fields = Readonly<Record<string, JsonValue>>;
 
 function invalid(path: string, reason: string): never {
-  throw new SessionLogError('INVALID_EVENT', `${path}: ${reason}`, { path });
+  return invalidEvent(reason, path);
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {

@@ -1,3 +1,4 @@
+import { invalidEvent as invalid, isNonNegativeSafeInteger, surfaceViolation as violation } from './check-helpers.ts';
 import { SessionLogError } from './errors.ts';
 import { checkKnownData } from './event-shape.ts';
 import { isKnownType, isSurfaceType, isWellFormedEventType } from './event-types.ts';
@@ -9,17 +10,6 @@ import { applySurfaceEvent, parseSourceEventSeqs, parseSurfaceOp } from './surfa
 
 const draftKeys: ReadonlySet<string> = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs']);
 const storedKeys: ReadonlySet<string> = new Set(['seq', 'type', 'time', 'data', 'surfaceOp', 'sourceEventSeqs']);
-
-function invalid(reason: string, path?: string): never {
-  throw new SessionLogError('INVALID_EVENT', path === undefined ? reason : `${path}: ${reason}`, {
-    ...(path === undefined ? {} : { path }),
-  });
-}
-
-/** A non-negative safe integer (seqs and epoch-millisecond times). */
-export function isNonNegativeSafeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
 
 /**
  * Checks one draft (or, when `stored`, one committed event) in isolation: envelope, lossless JSON, the known
@@ -50,10 +40,6 @@ function normalize(input: unknown, seq: number, stored: boolean): ValidatedDraft
   if (sourceEventSeqs === undefined) return Object.freeze({ type, data: frozenData, surfaceOp: op });
   const sources = parseSourceEventSeqs(sourceEventSeqs, type, seq);
   return Object.freeze({ type, data: frozenData, surfaceOp: op, sourceEventSeqs: sources });
-}
-
-function violation(reason: string, path: string): never {
-  throw new SessionLogError('SURFACE_VIOLATION', `${path}: ${reason}`, { path });
 }
 
 function withSeq(error: unknown, seq: number, stored: boolean): unknown {

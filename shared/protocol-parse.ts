@@ -27,8 +27,11 @@ export class ProtocolParseError extends Error {
   }
 }
 
-/** Longest accepted session id (UTF-16 code units). */
-export const MAX_SESSION_ID_LENGTH = 256;
+/**
+ * A coarse bound on session ids (UTF-16 code units) so a hostile frame cannot carry a huge one; the store checks
+ * the precise rule (1–256 code points, no control characters, no braces) and answers BAD_REQUEST.
+ */
+const maxSessionIdUnits = 1024;
 
 type Fields = Record<string, unknown>;
 
@@ -112,7 +115,7 @@ class Reader {
   }
 
   sessionId(): string {
-    return this.string('sessionId', { nonEmpty: true, maxLength: MAX_SESSION_ID_LENGTH });
+    return this.string('sessionId', { nonEmpty: true, maxLength: maxSessionIdUnits });
   }
 }
 

@@ -1,6 +1,7 @@
 import { SessionLogError } from './errors.ts';
 import type { DerivedMessage, EventDraft, SessionEvent, ValidatedDraft } from './events.ts';
-import { isNonNegativeSafeInteger, LogValidator, toEvent } from './log-validator.ts';
+import { isNonNegativeSafeInteger } from './check-helpers.ts';
+import { LogValidator, toEvent } from './log-validator.ts';
 import { MessageProjector } from './message-projector.ts';
 
 /** Called with each committed event, after the commit. */

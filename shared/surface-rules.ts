@@ -1,4 +1,4 @@
-import { SessionLogError } from './errors.ts';
+import { isNonNegativeSafeInteger, surfaceViolation as violation } from './check-helpers.ts';
 import type { ReplaceOp, SurfaceOp } from './events.ts';
 import { freezeJson } from './freeze-json.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -13,16 +13,6 @@ export interface EarlierEvent {
 }
 export type EventLookup = (seq: number) => EarlierEvent | undefined;
 
-function violation(reason: string, path?: string): never {
-  throw new SessionLogError('SURFACE_VIOLATION', path === undefined ? reason : `${path}: ${reason}`, {
-    ...(path === undefined ? {} : { path }),
-  });
-}
-
-function isSeqNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /** Parses a `surfaceOp` value: `'append'` or exactly `{ op: 'replace', startSeq, endSeq }`. Returns a frozen op. */
 export function parseSurfaceOp(value: unknown): SurfaceOp {
   if (value === 'append') return 'append';
@@ -32,8 +22,8 @@ export function parseSurfaceOp(value: unknown): SurfaceOp {
   const fields = value as Record<string, unknown>;
   const { op, startSeq, endSeq } = fields;
   if (op !== 'replace') violation(`op must be 'replace'`, 'surfaceOp.op');
-  if (!isSeqNumber(startSeq)) violation('must be a non-negative integer', 'surfaceOp.startSeq');
-  if (!isSeqNumber(endSeq)) violation('must be a non-negative integer', 'surfaceOp.endSeq');
+  if (!isNonNegativeSafeInteger(startSeq)) violation('must be a non-negative integer', 'surfaceOp.startSeq');
+  if (!isNonNegativeSafeInteger(endSeq)) violation('must be a non-negative integer', 'surfaceOp.endSeq');
   const extra = Object.keys(fields).find((key) => key !== 'op' && key !== 'startSeq' && key !== 'endSeq');
   if (extra !== undefined) violation(`unknown field '${extra}'`, 'surfaceOp');
   return Object.freeze({ op: 'replace', startSeq, endSeq });
@@ -53,7 +43,7 @@ export function parseSourceEventSeqs(value: unknown, type: string, seq: number):
   for (let index = 0; index < seqs.length; index++) {
     const item = seqs[index];
     const path = `sourceEventSeqs[${index}]`;
-    if (!isSeqNumber(item)) violation('must be a non-negative integer', path);
+    if (!isNonNegativeSafeInteger(item)) violation('must be a non-negative integer', path);
     if (item >= seq) violation(`${item} is not smaller than the event's own seq ${seq}`, path);
     if (seen.has(item)) violation(`${item} is listed twice`, path);
     seen.add(item);
@@ -91,11 +81,13 @@ export function applySurfaceEvent(surface: SurfaceIndex, event: SurfaceEventFiel
   if (startSlot > endSlot) {
     violation(`startSeq ${op.startSeq} comes after endSeq ${op.endSeq} on the surface`, 'surfaceOp');
   }
-  const sources = event.sourceEventSeqs ?? [];
+  const listed = event.sourceEventSeqs ?? [];
+  const sources: { has(seq: number): boolean } =
+    listed.length > 16 ? new Set(listed) : { has: (seq) => listed.includes(seq) };
   const removed: number[] = [];
   for (let slot = startSlot; ; slot = surface.nextSlot(slot)) {
     const removedSeq = surface.seqAt(slot);
-    if (!sources.includes(removedSeq)) {
+    if (!sources.has(removedSeq)) {
       violation(`must include every replaced node; ${removedSeq} is missing`, 'sourceEventSeqs');
     }
     removed.push(removedSeq);

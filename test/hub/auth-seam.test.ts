@@ -76,4 +76,48 @@ describe('hub: the auth seam', () => {
     expect((await fetch(`${hub.url}/v1/sessions?token=alice`)).status).toBe(403);
     expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
   });
+
+  it('keeps pipelined appends in request order when authorize answers out of order', async () => {
+    let calls = 0;
+    const slowFirst: HubAuth = {
+      authenticate: () => ({ subject: 'anyone' }),
+      // The earlier the request, the later its answer.
+      authorize: async () => {
+        const delayMs = Math.max(0, 40 - 4 * calls++);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        return true;
+      },
+    };
+    const ordered = await startHub({ store, auth: slowFirst });
+    const client = await RawHubClient.connect(ordered.wsUrl);
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        client.request({ type: 'append', sessionId: 'ordered', events: [{ type: 'x/y', data: n }] }),
+      ),
+    );
+    expect(replies.map((reply) => reply.type === 'ack' && reply.firstSeq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const stored = await store.read('ordered', 0, 20);
+    expect(stored.map((event) => event.data)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await client.close();
+    await ordered.close();
+  });
+
+  it('lets an unsubscribe sent right behind a subscribe win while authorize is still thinking', async () => {
+    const slow: HubAuth = {
+      authenticate: () => ({ subject: 'anyone' }),
+      authorize: () => new Promise((resolve) => setTimeout(() => resolve(true), 30)),
+    };
+    const hub2 = await startHub({ store, auth: slow });
+    const client = await RawHubClient.connect(hub2.wsUrl);
+    const [subscribed, unsubscribed] = await Promise.all([
+      client.request({ type: 'subscribe', sessionId: 'quick' }),
+      client.request({ type: 'unsubscribe', sessionId: 'quick' }),
+    ]);
+    expect(unsubscribed).toMatchObject({ type: 'unsubscribed', sessionId: 'quick' });
+    expect(subscribed).toMatchObject({ type: 'error', code: 'NOT_SUBSCRIBED', sessionId: 'quick' });
+    expect((await hub2.hub.metrics.subscriptions.get()).values[0]?.value).toBe(0);
+    expect((await hub2.hub.metrics.watchedSessions.get()).values[0]?.value ?? 0).toBe(0);
+    await client.close();
+    await hub2.close();
+  });
 });

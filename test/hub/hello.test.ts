@@ -8,7 +8,7 @@ describe('hub: hello and version negotiation', () => {
   let hub: TestHub;
   const store = new MemoryStore();
   beforeAll(async () => {
-    hub = await startHub({ store, protocolVersions: [1, 2], limits: { helloTimeoutMs: 1000 } });
+    hub = await startHub({ store, protocolVersions: [1, 2] });
   });
   afterAll(async () => {
     await hub.close();
@@ -47,10 +47,12 @@ describe('hub: hello and version negotiation', () => {
   });
 
   it('closes a connection that never says hello', async () => {
-    const client = await RawHubClient.connect(hub.wsUrl, { hello: false });
+    const impatient = await startHub({ store, limits: { helloTimeoutMs: 200 } });
+    const client = await RawHubClient.connect(impatient.wsUrl, { hello: false });
     const closed = await client.closed;
     expect(closed.code).toBe(CloseCode.PROTOCOL_ERROR);
     expect(closed.reason).toMatch(/no hello/);
+    await impatient.close();
   });
 
   it('rejects a second hello but keeps the connection', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../server/store/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -147,13 +147,17 @@ describe('hub: HTTP API', () => {
     await client.request({ type: 'subscribe', sessionId: 'm1' });
     await client.waitFor((message) => message.type === 'live');
     await client.request({ type: 'append', sessionId: 'm1', events: [{ type: 'bad' }] });
-    const response = await fetch(`${hub.url}/metrics`);
-    expect(response.headers.get('content-type')).toMatch(/text\/plain/);
-    const text = await response.text();
+    let text = '';
     const value = (pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? Number.NaN);
-    expect(value(/^session_hub_connections\{[^}]*\} (\d+)$/m)).toBe(1);
-    expect(value(/^session_hub_subscriptions\{[^}]*\} (\d+)$/m)).toBe(1);
-    expect(value(/^session_hub_watched_sessions\{[^}]*\} (\d+)$/m)).toBe(1);
+    // Earlier tests' sockets may still be closing on the server side: wait for their gauges to settle.
+    await vi.waitFor(async () => {
+      const response = await fetch(`${hub.url}/metrics`);
+      expect(response.headers.get('content-type')).toMatch(/text\/plain/);
+      text = await response.text();
+      expect(value(/^session_hub_connections\{[^}]*\} (\d+)$/m)).toBe(1);
+      expect(value(/^session_hub_subscriptions\{[^}]*\} (\d+)$/m)).toBe(1);
+      expect(value(/^session_hub_watched_sessions\{[^}]*\} (\d+)$/m)).toBe(1);
+    });
     expect(value(/^session_hub_appends_total\{result="committed"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(3);
     expect(value(/^session_hub_events_appended_total\{[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(123);
     expect(value(/^session_hub_deliveries_total\{[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
@@ -40,6 +40,7 @@ describe('hub: connection limits', () => {
   });
 
   it('closes connections beyond maxConnections with 1013 TRY_AGAIN_LATER', async () => {
+    await vi.waitFor(() => expect(hub.hub.connectionCount).toBe(0));
     const clients = await Promise.all([1, 2, 3].map(() => RawHubClient.connect(hub.wsUrl)));
     const extra = await RawHubClient.connect(hub.wsUrl, { hello: false });
     expect((await extra.closed).code).toBe(CloseCode.TRY_AGAIN_LATER);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../server/store/redis-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { RedisStore } from '../../server/store/redis-store.ts';
+import { startRedisHubs, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
@@ -8,20 +8,17 @@ const note = (writer: number, n: number) => ({ type: 'test/note', data: { writer
 
 describe('hub: two nodes on one Redis', () => {
   let redis: RedisServer;
-  const stores: RedisStore[] = [];
-  const nodes: TestHub[] = [];
+  let cluster: RedisHubCluster;
+  let nodes: readonly TestHub[];
+  let stores: readonly RedisStore[];
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    for (let index = 0; index < 2; index++) {
-      const store = await RedisStore.open({ url: redis.url, keyPrefix: 'mn:' });
-      stores.push(store);
-      nodes.push(await startHub({ store, nodeName: `node-${index}` }));
-    }
+    cluster = await startRedisHubs(redis.url, { keyPrefix: 'mn:' });
+    ({ nodes, stores } = cluster);
   });
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.close()));
-    await Promise.all(stores.map((store) => store.close()));
+    await cluster.close();
     await redis.stop();
   });
 
@@ -57,7 +54,7 @@ describe('hub: two nodes on one Redis', () => {
       writers.map(async (writer, index) => {
         for (let n = 0; n < perWriter; n++) {
           const ack = await writer.request({ type: 'append', sessionId, events: [note(index, n)] });
-          expect(ack.type).toBe('ack');
+          expect(ack).toMatchObject({ type: 'ack' });
         }
       }),
     );

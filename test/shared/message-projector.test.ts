@@ -80,4 +80,18 @@ describe('MessageProjector', () => {
     projector.apply(session.eventAt(2)!);
     expect(projector.messages).toEqual([{ role: 'user', content: 'b' }]);
   });
+
+  it('projects each node once: later appends and replacements keep the other messages as the same objects', () => {
+    const session = sessionOf(drafts.system('s'), drafts.user('a'), drafts.result('c', 'long'), drafts.user('b'));
+    const projector = new MessageProjector();
+    projector.applyAll(session.events);
+    const [system, user, , last] = projector.messages;
+    session.append(drafts.result('c', 'short', replace(2, 2, [2])));
+    session.append(drafts.user('c'));
+    projector.applyAll(session.events.slice(4));
+    expect(projector.messages[0]).toBe(system); // a system message is built once, not per derivation
+    expect(projector.messages[1]).toBe(user);
+    expect(projector.messages[3]).toBe(last);
+    expect(projector.messages.map((message) => message.content)).toEqual(['s', 'a', 'short', 'b', 'c']);
+  });
 });

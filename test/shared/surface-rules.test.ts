@@ -185,3 +185,24 @@ describe('replay has no surfaceOp default', () => {
     ]);
   });
 });
+
+describe('large replacements', () => {
+  it('replaces a long range listed in a long sourceEventSeqs, and still finds a missing node', () => {
+    const session = sessionOf(...Array.from({ length: 200 }, (_, index) => drafts.user(`m${index}`)));
+    const all = Array.from({ length: 200 }, (_, index) => index);
+    violation(
+      session,
+      drafts.assistant(
+        'summary',
+        replace(
+          0,
+          199,
+          all.filter((seq) => seq !== 150),
+        ),
+      ),
+      'sourceEventSeqs',
+    );
+    session.append(drafts.assistant('summary', replace(0, 199, all)));
+    expect(session.deriveMessages()).toEqual([{ role: 'assistant', content: 'summary' }]);
+  });
+});

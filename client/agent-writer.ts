@@ -1,0 +1,285 @@
+import type {
+  AssistantMessage,
+  KnownEventDraft,
+  SessionEvent,
+  TurnEndReason,
+  TurnEndReasonKind,
+} from '../shared/events.ts';
+import type { JsonObject, JsonValue } from '../shared/json.ts';
+import { isKnownType } from '../shared/index.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import type { HubClient } from './hub-client.ts';
+import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
+import { emptyWriterState, foldEvent, systemPromptSeq } from './writer-state.ts';
+import type { FoldableEvent, WriterState } from './writer-state.ts';
+
+/** What the writer appends: a typed draft of a known event, or an extension event. */
+type WriterDraft = KnownEventDraft | { readonly type: string; readonly data: JsonValue };
+
+interface Queued {
+  readonly draft: WriterDraft;
+  readonly seq: number;
+  readonly resolve: (event: SessionEvent) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Writes a well-formed session through a `HubClient`: turns and steps numbered correctly (continuing an existing
+ * log), streamed chunks, assistant messages citing their chunks, tool calls with matching results, system prompt
+ * changes by replacement. Misuse rejects with INVALID_STATE before anything is sent, so the log always passes
+ * `validateLifecycle`.
+ *
+ * Batching: calls are queued in order and sent as appends of up to `maxBatchEvents` events, one append in flight
+ * at a time, each with `expectedSeq` (this writer must be the session's only writer) and an idempotency key (so
+ * reconnects never duplicate). Chunks stay separate events; they are only grouped into appends. Each call's promise
+ * resolves with its committed event; you need not await each one, but await `flush()` (or a later call) to see a
+ * failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is broken: every call rejects with that error;
+ * `attach` again to continue from what the hub holds.
+ */
+export class AgentWriter {
+  readonly sessionId: string;
+  readonly #client: HubClient;
+  readonly #maxBatch: number;
+  readonly #timeoutMs: number | undefined;
+  readonly #state: WriterState;
+  readonly #queue: Queued[] = [];
+  #inFlight: Promise<void> | undefined;
+  #scheduled = false;
+  #failure: unknown;
+
+  private constructor(
+    client: HubClient,
+    sessionId: string,
+    events: readonly FoldableEvent[],
+    options: AgentWriterOptions,
+  ) {
+    this.#client = client;
+    this.sessionId = sessionId;
+    this.#maxBatch = Math.max(1, options.maxBatchEvents ?? 100);
+    this.#timeoutMs = options.timeoutMs;
+    this.#state = emptyWriterState();
+    for (const event of events) foldEvent(this.#state, event);
+  }
+
+  /** A writer for `sessionId`, continuing its log (read through a short-lived subscription unless given). */
+  static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
+    let events = options.events;
+    if (events === undefined) {
+      const subscription = client.subscribe(sessionId);
+      try {
+        await subscription.whenLive();
+        events = subscription.events;
+      } finally {
+        subscription.close();
+      }
+    }
+    return new AgentWriter(client, sessionId, events, options);
+  }
+
+  /** Number of the current (or last) turn; 0 before the first. */
+  get turn(): number {
+    return this.#state.turn;
+  }
+  /** Number of the current (or last) step of the current turn. */
+  get step(): number {
+    return this.#state.step;
+  }
+  get turnOpen(): boolean {
+    return this.#state.turnOpen;
+  }
+  get stepOpen(): boolean {
+    return this.#state.stepOpen;
+  }
+  /** Seq the next event will get. */
+  get nextSeq(): number {
+    return this.#state.nextSeq;
+  }
+
+  startTurn(): Promise<SessionEvent> {
+    if (this.#state.turnOpen) return this.#misuse(`turn ${this.#state.turn} is still open`);
+    return this.#write({ type: 'turn/start', data: { turn: this.#state.turn + 1 } });
+  }
+
+  /**
+   * End the open turn (closing its open step). Unanswered tool calls get an error result first, unless the turn
+   * `completed` — then it is misuse.
+   */
+  endTurn(reason: TurnEndReason | TurnEndReasonKind = 'completed'): Promise<SessionEvent> {
+    const turnEndReason: TurnEndReason = typeof reason === 'string' ? { kind: reason } : reason;
+    const { turnOpen, openCalls, turn } = this.#state;
+    if (!turnOpen) return this.#misuse('no open turn to end');
+    if (openCalls.size > 0 && turnEndReason.kind === 'completed') {
+      return this.#misuse(
+        `turn ${turn} cannot complete with unanswered tool calls: ${[...openCalls.keys()].join(', ')}`,
+      );
+    }
+    if (openCalls.size > 0) {
+      if (!this.#state.stepOpen) void this.startStep();
+      for (const callId of [...openCalls.keys()]) {
+        void this.toolResult({ callId, content: `no result: the turn ended (${turnEndReason.kind})`, isError: true });
+      }
+    }
+    if (this.#state.stepOpen) void this.endStep();
+    return this.#write({ type: 'turn/end', data: { turn, reason: turnEndReason } });
+  }
+
+  startStep(): Promise<SessionEvent> {
+    if (!this.#state.turnOpen) return this.#misuse('start a turn before a step');
+    if (this.#state.stepOpen) return this.#misuse(`step ${this.#state.step} is still open`);
+    return this.#write({ type: 'step/start', data: { turn: this.#state.turn, step: this.#state.step + 1 } });
+  }
+
+  endStep(): Promise<SessionEvent> {
+    if (!this.#state.stepOpen) return this.#misuse('no open step to end');
+    return this.#write({ type: 'step/end', data: { turn: this.#state.turn, step: this.#state.step } });
+  }
+
+  /** Record one streamed piece of the assistant's answer (`assistant/chunk`). */
+  streamChunk(chunk: JsonValue): Promise<SessionEvent> {
+    if (!this.#state.stepOpen) return this.#misuse('stream chunks inside an open step');
+    return this.#write({ type: 'assistant/chunk', data: { ...this.#stepRef(), chunk } });
+  }
+
+  /** Commit the assistant message; the chunks streamed since the step's last message become its sources. */
+  commitAssistantMessage(
+    message: Omit<AssistantMessage, 'role'> & { readonly role?: 'assistant' },
+    usage?: JsonValue,
+  ): Promise<SessionEvent> {
+    if (!this.#state.stepOpen) return this.#misuse('commit assistant messages inside an open step');
+    const chunkSeqs = this.#state.chunkSeqs;
+    const data = {
+      ...this.#stepRef(),
+      message: { ...message, role: 'assistant' } as AssistantMessage,
+      ...(usage === undefined ? {} : { usage }),
+    };
+    return this.#write({
+      type: 'assistant/message',
+      data,
+      ...(chunkSeqs.length === 0 ? {} : { sourceEventSeqs: [...chunkSeqs] }),
+    });
+  }
+
+  toolCall(call: ToolCallInput): Promise<SessionEvent> {
+    if (!this.#state.stepOpen) return this.#misuse('record tool calls inside an open step');
+    if (this.#state.openCalls.has(call.callId)) return this.#misuse(`tool call ${call.callId} is already open`);
+    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    return this.#write({
+      type: 'tool/call',
+      data: { ...this.#stepRef(), callId: call.callId, name: call.name, arguments: args },
+    });
+  }
+
+  toolResult(result: ToolResultInput): Promise<SessionEvent> {
+    if (!this.#state.stepOpen) return this.#misuse('record tool results inside an open step');
+    const toolName = this.#state.openCalls.get(result.callId);
+    if (toolName === undefined) return this.#misuse(`no open tool call ${result.callId} in this turn`);
+    const message = {
+      role: 'tool',
+      toolCallId: result.callId,
+      toolName,
+      content: result.content,
+      isError: result.isError ?? false,
+    } as const;
+    const extra: JsonObject = {
+      ...(result.error === undefined ? {} : { error: result.error }),
+      ...(result.meta === undefined ? {} : { meta: result.meta }),
+    };
+    return this.#write({ type: 'tool/result', data: { ...this.#stepRef(), message, ...extra } });
+  }
+
+  /** Set the system prompt: appended the first time, then changed by replacing the current system node. */
+  setSystemPrompt(content: string): Promise<SessionEvent> {
+    const current = systemPromptSeq(this.#state);
+    if (current === undefined) return this.#write({ type: 'system/message', data: { content } });
+    return this.#write({
+      type: 'system/message',
+      data: { content },
+      surfaceOp: { op: 'replace', startSeq: current, endSeq: current },
+      sourceEventSeqs: [current],
+    });
+  }
+
+  userMessage(content: JsonValue): Promise<SessionEvent> {
+    return this.#write({ type: 'user/message', data: { role: 'user', content } });
+  }
+
+  /** Log the request state (`request/header`) so every model request can be rebuilt. */
+  requestHeader(
+    header: { readonly config: JsonValue; readonly tools?: JsonValue },
+    reason: 'initial' | 'resume' | 'change',
+  ): Promise<SessionEvent> {
+    return this.#write({ type: 'request/header', data: { header, reason } });
+  }
+
+  /** Append an extension event (any `<domain>/<name>` type outside the catalog), in order with the rest. */
+  extension(type: string, data: JsonValue): Promise<SessionEvent> {
+    if (isKnownType(type)) return this.#misuse(`${type} is a known type: use its own method`);
+    return this.#write({ type, data });
+  }
+
+  /** Resolves when everything written so far is committed; rejects with the writer's failure. */
+  async flush(): Promise<void> {
+    while (this.#queue.length > 0 || this.#inFlight !== undefined || this.#scheduled) {
+      if (this.#failure !== undefined) break;
+      await (this.#inFlight ?? Promise.resolve());
+    }
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #stepRef(): { turn: number; step: number } {
+    return { turn: this.#state.turn, step: this.#state.step };
+  }
+
+  #misuse(message: string): Promise<never> {
+    return Promise.reject(new HubClientError(ClientErrorCode.INVALID_STATE, message, { sessionId: this.sessionId }));
+  }
+
+  #write(draft: WriterDraft): Promise<SessionEvent> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    const seq = this.#state.nextSeq;
+    foldEvent(this.#state, { ...draft, seq });
+    const promise = new Promise<SessionEvent>((resolve, reject) => {
+      this.#queue.push({ draft, seq, resolve, reject });
+    });
+    promise.catch(() => undefined); // surfaced by flush() and by every later call
+    this.#schedule();
+    return promise;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight !== undefined) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    if (this.#inFlight !== undefined || this.#queue.length === 0 || this.#failure !== undefined) return;
+    const batch = this.#queue.splice(0, this.#maxBatch);
+    const expectedSeq = batch[0]!.seq;
+    const options = { expectedSeq, ...(this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs }) };
+    this.#inFlight = this.#client
+      .append(
+        this.sessionId,
+        batch.map((item) => item.draft),
+        options,
+      )
+      .then(
+        (events) => {
+          batch.forEach((item, index) => item.resolve(events[index]!));
+        },
+        (error: unknown) => this.#fail(error, batch),
+      )
+      .finally(() => {
+        this.#inFlight = undefined;
+        this.#pump();
+      });
+  }
+
+  #fail(error: unknown, batch: readonly Queued[]): void {
+    this.#failure = error;
+    for (const item of [...batch, ...this.#queue.splice(0)]) item.reject(error);
+  }
+}

@@ -1,0 +1,186 @@
+import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import type { ServerMessage } from '../shared/protocol.ts';
+import { committedEvents, prepareDraft } from './committed.ts';
+import type { Connection } from './connection.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import { Outbox } from './outbox.ts';
+import type { PendingAppend } from './outbox.ts';
+import type { RequestTracker } from './requests.ts';
+
+/** Options of one `append`. */
+export interface AppendOptions {
+  /** The seq the first event must get (= head + 1), or the append fails with SEQ_CONFLICT. */
+  readonly expectedSeq?: number;
+  /** Dedupe key; generated (a random UUID) when not given. Reuse it to retry an append whose fate is unknown. */
+  readonly idempotencyKey?: string;
+  /** Reject with TIMEOUT after this long without an ack, counted from the call, queueing included (ms). */
+  readonly timeoutMs?: number;
+}
+
+/** Codes after which an append is sent again (same key) on the next connection instead of failing. */
+const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
+/** Codes that mean "nothing was written, try again later": re-sent (same key) after a backoff delay. */
+const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
+
+export interface AppenderOptions {
+  readonly outboxLimit: number;
+  readonly defaultTimeoutMs: number;
+  /** Delay before the n-th retry of an append the hub could not take yet (STORE_UNAVAILABLE, RATE_LIMITED). */
+  readonly retryDelay: (attempt: number) => number;
+}
+
+/**
+ * Appends with exactly-once delivery: every append carries an idempotency key, waits in the bounded outbox
+ * while disconnected, and is re-sent in order with the same key after a reconnect until it is acknowledged,
+ * refused, or times out.
+ */
+export class Appender {
+  readonly #connection: Connection;
+  readonly #requests: RequestTracker;
+  readonly #outbox: Outbox;
+  readonly #defaultTimeoutMs: number;
+  readonly #retryDelay: (attempt: number) => number;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
+
+  constructor(connection: Connection, requests: RequestTracker, options: AppenderOptions) {
+    this.#connection = connection;
+    this.#requests = requests;
+    this.#outbox = new Outbox(options.outboxLimit);
+    this.#defaultTimeoutMs = options.defaultTimeoutMs;
+    this.#retryDelay = options.retryDelay;
+  }
+
+  /** Appends waiting for an ack (queued or on the wire). */
+  get pending(): number {
+    return this.#outbox.size;
+  }
+
+  append(sessionId: string, drafts: readonly EventDraft[], options: AppendOptions): Promise<SessionEvent[]> {
+    if (drafts.length === 0) return Promise.reject(new HubClientError('BAD_REQUEST', 'append needs events'));
+    let entry: PendingAppend;
+    try {
+      entry = {
+        sessionId,
+        drafts: drafts.map(prepareDraft),
+        expectedSeq: options.expectedSeq,
+        idempotencyKey: options.idempotencyKey ?? globalThis.crypto.randomUUID(),
+        requestId: undefined,
+        retries: 0,
+        notBefore: 0,
+        lastErrorCode: undefined,
+      };
+      this.#outbox.add(entry);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
+    const promise = new Promise<SessionEvent[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const message = `no ack after ${timeoutMs} ms (it may still commit: retry with the same idempotencyKey)`;
+        settle(
+          new HubClientError(ClientErrorCode.TIMEOUT, message, {
+            sessionId,
+            details: {
+              idempotencyKey: entry.idempotencyKey,
+              timeoutMs,
+              ...(entry.lastErrorCode === undefined ? {} : { lastErrorCode: entry.lastErrorCode }),
+            },
+          }),
+        );
+      }, timeoutMs);
+      const settle = (error: HubClientError | undefined, events?: SessionEvent[]): void => {
+        clearTimeout(timer);
+        this.#settlers.delete(entry);
+        this.#outbox.remove(entry);
+        if (entry.requestId !== undefined) this.#requests.forget(entry.requestId);
+        if (error === undefined) resolve(events ?? []);
+        else reject(error);
+      };
+      this.#settlers.set(entry, settle);
+    });
+    this.flush();
+    return promise;
+  }
+
+  /** Send every queued append, oldest first (called on connect and after each new append). */
+  flush(): void {
+    if (this.#connection.state !== 'connected') return;
+    const now = Date.now();
+    for (const entry of this.#outbox.unsent()) {
+      // An append waiting to be retried holds back the ones behind it, so they stay in order.
+      if (entry.notBefore > now) {
+        clearTimeout(this.#retryTimer);
+        this.#retryTimer = setTimeout(() => this.flush(), entry.notBefore - now);
+        return;
+      }
+      if (!this.#send(entry)) return;
+    }
+  }
+
+  /** Reject everything still pending (the client closed). */
+  /** The client closed: reject everything still pending with CLOSED (and each append's key: it may have committed). */
+  rejectAll(): void {
+    clearTimeout(this.#retryTimer);
+    for (const [entry, settle] of [...this.#settlers]) {
+      const message = 'the client closed before the ack (it may have committed: retry with the same idempotencyKey)';
+      settle(
+        new HubClientError(ClientErrorCode.CLOSED, message, {
+          sessionId: entry.sessionId,
+          details: { idempotencyKey: entry.idempotencyKey },
+        }),
+      );
+    }
+  }
+
+  #send(entry: PendingAppend): boolean {
+    const id = this.#requests.nextId();
+    entry.requestId = id;
+    this.#requests.track(id, {
+      onReply: (message) => this.#onReply(entry, message),
+      onLost: () => {
+        entry.requestId = undefined;
+      },
+    });
+    const sent = this.#connection.send({
+      type: 'append',
+      id,
+      sessionId: entry.sessionId,
+      events: entry.drafts,
+      ...(entry.expectedSeq === undefined ? {} : { expectedSeq: entry.expectedSeq }),
+      idempotencyKey: entry.idempotencyKey,
+    });
+    if (!sent) {
+      this.#requests.forget(id);
+      entry.requestId = undefined;
+    }
+    return sent;
+  }
+
+  #onReply(entry: PendingAppend, message: ServerMessage): void {
+    entry.requestId = undefined;
+    const settle = this.#settlers.get(entry);
+    if (settle === undefined) return;
+    if (message.type === 'ack') {
+      try {
+        settle(undefined, committedEvents(entry.drafts, message));
+      } catch (error) {
+        settle(error as HubClientError);
+      }
+    } else if (message.type === 'error' && RESEND_CODES.has(message.code)) {
+      // Not committed; the hub is going away. Sent again with the same key after the reconnect.
+      entry.lastErrorCode = message.code;
+    } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
+      // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
+      entry.lastErrorCode = message.code;
+      entry.notBefore = Date.now() + this.#retryDelay(entry.retries++);
+      this.flush();
+    } else if (message.type === 'error') {
+      settle(
+        new HubClientError(message.code, message.message, { sessionId: entry.sessionId, details: message.details }),
+      );
+    } else {
+      settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
+    }
+  }
+}

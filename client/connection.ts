@@ -1,0 +1,277 @@
+import { CloseCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
+import type { ClientMessage, ServerMessage } from '../shared/protocol.ts';
+import { backoffDelay } from './backoff.ts';
+import type { BackoffOptions } from './backoff.ts';
+import { Emitter } from './emitter.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import type { RequestTracker } from './requests.ts';
+import { SOCKET_OPEN } from './transport.ts';
+import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './transport.ts';
+import { decodeServerMessage, encodeRequest } from './wire.ts';
+
+/** `connecting`: opening a socket and saying hello; `connected`: the hub welcomed us; `disconnected`: waiting to
+ * reconnect; `closed`: for good (`close()` or a final close code). */
+export type ConnectionState = 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+/** A bearer token, or a function called before every (re)connect that returns the current one. */
+export type TokenSource = string | (() => string | Promise<string>);
+
+export interface ConnectionOptions {
+  /** Hub endpoints; each reconnect moves on to the next one (round robin). */
+  readonly urls: readonly string[];
+  readonly token?: TokenSource | undefined;
+  readonly reconnect?: BackoffOptions | undefined;
+  readonly WebSocket: WebSocketConstructor;
+  /** Ping the hub after this long without a frame from it (ms). */
+  readonly heartbeatIntervalMs: number;
+  /** Drop the connection after this long without a frame from it (ms). */
+  readonly heartbeatTimeoutMs: number;
+  /** Give up an attempt (socket open + hello) after this long (ms). */
+  readonly connectTimeoutMs: number;
+  readonly requests: RequestTracker;
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+export type ConnectionEvents = {
+  state: [next: ConnectionState, previous: ConnectionState];
+  message: [message: ServerMessage];
+  error: [error: HubClientError];
+};
+
+/** Hello refusals that no retry can cure. */
+const FINAL_HELLO_CODES: ReadonlySet<string> = new Set(['UNSUPPORTED_VERSION', 'BAD_REQUEST', 'PARSE_ERROR']);
+/** Hello refusals that only another token can cure: final unless the token comes from a function. */
+const AUTH_HELLO_CODES: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN']);
+
+/**
+ * One WebSocket to the hub at a time, kept open: hello/welcome, heartbeat, reconnect with full-jitter backoff
+ * (immediately after GOING_AWAY), stop on final close codes. Exactly one attempt or wait is in flight at a time.
+ */
+export class Connection extends Emitter<ConnectionEvents> {
+  readonly #options: ConnectionOptions;
+  #state: ConnectionState = 'connecting';
+  #started = false;
+  #socket: WebSocketLike | undefined;
+  #attempt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #lastFrameAt = 0;
+  #helloId = -1;
+  #urlIndex = 0;
+
+  constructor(options: ConnectionOptions) {
+    super(options.onListenerError);
+    this.#options = options;
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** The endpoint of the current (or next) attempt. */
+  get url(): string {
+    const { urls } = this.#options;
+    return urls[this.#urlIndex % urls.length]!;
+  }
+
+  /** Start connecting (once; later reconnects are automatic). The state is `connecting` from construction on. */
+  start(): void {
+    if (this.#started || this.#state === 'closed') return;
+    this.#started = true;
+    void this.#open();
+  }
+
+  /** Send a request on the welcomed connection; false when there is none (the caller retries after reconnect). */
+  send(message: ClientMessage): boolean {
+    const socket = this.#socket;
+    if (this.#state !== 'connected' || socket === undefined || socket.readyState !== SOCKET_OPEN) return false;
+    try {
+      socket.send(encodeRequest(message));
+      return true;
+    } catch (error) {
+      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `send failed: ${String(error)}`, { cause: error }));
+      this.#drop(socket);
+      return false;
+    }
+  }
+
+  /** Close for good. */
+  close(): void {
+    if (this.#state === 'closed') return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const socket = this.#socket;
+    this.#detach();
+    socket?.close(CloseCode.NORMAL, 'client closed');
+    this.#setState('closed');
+    this.removeAllListeners();
+  }
+
+  async #open(): Promise<void> {
+    this.#timer = undefined;
+    this.#setState('connecting');
+    let token: string | undefined;
+    try {
+      token = await this.resolveToken();
+    } catch (error) {
+      this.#emitError(new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`));
+      this.#scheduleReconnect(undefined);
+      return;
+    }
+    if (this.#state !== 'connecting') return;
+    let socket: WebSocketLike;
+    try {
+      socket = new this.#options.WebSocket(this.url);
+    } catch (error) {
+      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `cannot open socket: ${String(error)}`));
+      this.#scheduleReconnect(undefined);
+      return;
+    }
+    this.#socket = socket;
+    socket.binaryType = 'arraybuffer';
+    this.#timer = setTimeout(() => this.#drop(socket), this.#options.connectTimeoutMs);
+    socket.onopen = () => {
+      this.#helloId = this.#options.requests.nextId();
+      const hello = { type: 'hello', id: this.#helloId, versions: SUPPORTED_PROTOCOL_VERSIONS } as const;
+      socket.send(encodeRequest(token === undefined ? hello : { ...hello, token }));
+    };
+    socket.onmessage = (event: SocketMessageEvent) => this.#onFrame(socket, event.data);
+    socket.onclose = (event: SocketCloseEvent) => {
+      if (this.#socket === socket) this.#lost(event.code, event.reason);
+    };
+    socket.onerror = () => {
+      // Always followed by `close`, which decides what happens next.
+    };
+  }
+
+  /** The current token: the string given, or what the token function returns now. */
+  async resolveToken(): Promise<string | undefined> {
+    const source = this.#options.token;
+    if (source === undefined || typeof source === 'string') return source;
+    const token = await source();
+    if (typeof token !== 'string') throw new TypeError('the token function must return a string');
+    return token;
+  }
+
+  /** A token function may return another token next time: auth refusals are then worth a retry. */
+  #tokenCanChange(): boolean {
+    return typeof this.#options.token === 'function';
+  }
+
+  #onFrame(socket: WebSocketLike, data: unknown): void {
+    if (this.#socket !== socket) return;
+    this.#lastFrameAt = Date.now();
+    let message: ServerMessage;
+    try {
+      message = decodeServerMessage(data);
+    } catch (error) {
+      this.#emitError(error as HubClientError);
+      this.#drop(socket);
+      return;
+    }
+    if (this.#state === 'connecting') {
+      this.#onHandshake(socket, message);
+      return;
+    }
+    this.emit('message', message);
+  }
+
+  #onHandshake(socket: WebSocketLike, message: ServerMessage): void {
+    if (message.type === 'welcome' && message.id === this.#helloId) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#attempt = 0;
+      this.#startHeartbeat(socket);
+      this.#setState('connected');
+    } else if (message.type === 'error') {
+      const error = new HubClientError(message.code, `hub refused the connection: ${message.message}`, {
+        details: message.details,
+      });
+      if (FINAL_HELLO_CODES.has(message.code) || (AUTH_HELLO_CODES.has(message.code) && !this.#tokenCanChange())) {
+        this.#fail(error);
+      } else {
+        this.#emitError(error);
+        this.#drop(socket);
+      }
+    } else {
+      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} before welcome`));
+      this.#drop(socket);
+    }
+  }
+
+  #startHeartbeat(socket: WebSocketLike): void {
+    const { heartbeatIntervalMs, heartbeatTimeoutMs, requests } = this.#options;
+    this.#heartbeat = setInterval(
+      () => {
+        const silentFor = Date.now() - this.#lastFrameAt;
+        if (silentFor >= heartbeatTimeoutMs) this.#drop(socket);
+        else if (silentFor >= heartbeatIntervalMs) this.send({ type: 'ping', id: requests.nextId() });
+      },
+      Math.max(10, Math.min(heartbeatIntervalMs, heartbeatTimeoutMs) / 2),
+    );
+  }
+
+  /** Stop listening to `socket` and end it without waiting for a closing handshake (it may be dead). */
+  #drop(socket: WebSocketLike): void {
+    if (this.#socket !== socket) return;
+    this.#detach();
+    const terminate = (socket as { terminate?: () => void }).terminate;
+    if (typeof terminate === 'function') terminate.call(socket);
+    else socket.close(CloseCode.NORMAL, 'client dropped the connection');
+    this.#lost(undefined, 'dropped by the client');
+  }
+
+  #detach(): void {
+    const socket = this.#socket;
+    if (socket === undefined) return;
+    this.#socket = undefined;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    socket.onopen = null;
+    socket.onmessage = null;
+    socket.onclose = null;
+    socket.onerror = () => {
+      // A late error from a socket we already gave up on.
+    };
+  }
+
+  #lost(code: number | undefined, reason: string): void {
+    this.#detach();
+    if (this.#state === 'closed') return;
+    const final = code === CloseCode.PROTOCOL_ERROR || (code === CloseCode.POLICY_VIOLATION && !this.#tokenCanChange());
+    if (final) {
+      const error = new HubClientError(ClientErrorCode.CONNECTION_REFUSED, `hub closed the connection: ${reason}`, {
+        details: { closeCode: code, reason },
+      });
+      this.#fail(error);
+      return;
+    }
+    this.#scheduleReconnect(code);
+  }
+
+  #scheduleReconnect(code: number | undefined): void {
+    clearTimeout(this.#timer);
+    this.#urlIndex = (this.#urlIndex + 1) % this.#options.urls.length;
+    const delay = code === CloseCode.GOING_AWAY ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
+    this.#attempt++;
+    this.#setState('disconnected');
+    this.#timer = setTimeout(() => void this.#open(), delay);
+  }
+
+  /** A final failure: report it and close. */
+  #fail(error: HubClientError): void {
+    this.#emitError(error);
+    this.close();
+  }
+
+  #emitError(error: HubClientError): void {
+    this.emit('error', error);
+  }
+
+  #setState(next: ConnectionState): void {
+    const previous = this.#state;
+    if (previous === next) return;
+    this.#state = next;
+    this.emit('state', next, previous);
+  }
+}

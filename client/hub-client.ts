@@ -1,0 +1,265 @@
+import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import type { ServerMessage } from '../shared/protocol.ts';
+import { Appender } from './appender.ts';
+import type { AppendOptions } from './appender.ts';
+import { backoffDelay } from './backoff.ts';
+import type { BackoffOptions } from './backoff.ts';
+import { Connection } from './connection.ts';
+import type { ConnectionState, TokenSource } from './connection.ts';
+import { Emitter, emitError, reportListenerError } from './emitter.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import { RequestTracker } from './requests.ts';
+import { Subscription } from './subscription.ts';
+import type { SubscriptionLink } from './subscription-types.ts';
+import type { WebSocketConstructor } from './transport.ts';
+import { defaultWebSocket } from '#transport';
+
+export interface HubClientOptions {
+  /**
+   * The hub's WebSocket endpoint, e.g. `ws://127.0.0.1:8080/v1/ws`, or several nodes' endpoints: each reconnect
+   * tries the next one (round robin), so clients of a node that goes away move to another.
+   */
+  readonly url: string | readonly string[];
+  /** Bearer token, or a function called before every (re)connect that returns the current one. */
+  readonly token?: TokenSource;
+  /** Reconnect backoff (full jitter). Defaults: 250 ms initial bound, 10 s cap, factor 2. */
+  readonly reconnect?: BackoffOptions;
+  /** WebSocket implementation. Default: the browser's `WebSocket`, or `ws` in Node. */
+  readonly WebSocket?: WebSocketConstructor;
+  /** Default append timeout, counted from the call, queueing included (ms). Default 30,000. */
+  readonly requestTimeoutMs?: number;
+  /** Most appends that may wait for an ack at once; more reject with OUTBOX_FULL. Default 1,000. */
+  readonly outboxLimit?: number;
+  /** Ping after this long without a frame from the hub (ms). Default 15,000. */
+  readonly heartbeatIntervalMs?: number;
+  /** Reconnect after this long without a frame from the hub (ms). Default 40,000. */
+  readonly heartbeatTimeoutMs?: number;
+  /** Give up a connection attempt (open + hello) after this long (ms). Default 10,000. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Call the token function this often and send the new token over the open connection (`auth`), so a
+   * connection outlives its tokens' expiry. Default: off (the token is only read on each connect).
+   */
+  readonly tokenRefreshIntervalMs?: number;
+  /** Where errors thrown by your event listeners go. Default: reported as uncaught, without breaking the SDK. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+export type HubClientState = ConnectionState;
+
+export type HubClientEvents = {
+  /** The connection state changed (emitted once per change). */
+  state: [next: HubClientState, previous: HubClientState];
+  /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
+  error: [error: HubClientError];
+};
+
+export interface SubscribeOptions {
+  /** First seq wanted (default 0). Messages are derived only when starting from 0. */
+  readonly fromSeq?: number;
+}
+
+/**
+ * A client of the session hub: one WebSocket (reconnected automatically) multiplexing any number of session
+ * subscriptions and appends.
+ */
+export class HubClient extends Emitter<HubClientEvents> {
+  readonly #connection: Connection;
+  readonly #requests = new RequestTracker();
+  readonly #appender: Appender;
+  readonly #subscriptions = new Map<string, Subscription>();
+  readonly #link: SubscriptionLink;
+  readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: HubClientOptions) {
+    const onListenerError = options.onListenerError ?? reportListenerError;
+    super(onListenerError);
+    if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
+    this.#connection = new Connection({
+      urls: typeof options.url === 'string' ? [options.url] : [...options.url],
+      token: options.token,
+      reconnect: options.reconnect,
+      WebSocket: options.WebSocket ?? defaultWebSocket(),
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 40_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      requests: this.#requests,
+      onListenerError,
+    });
+    this.#appender = new Appender(this.#connection, this.#requests, {
+      outboxLimit: options.outboxLimit ?? 1000,
+      defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+    });
+    this.#link = {
+      requests: this.#requests,
+      onListenerError,
+      isConnected: () => this.#connection.state === 'connected',
+      send: (message) => this.#connection.send(message),
+      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+      detach: (subscription) => {
+        if (this.#subscriptions.get(subscription.sessionId) === subscription) {
+          this.#subscriptions.delete(subscription.sessionId);
+        }
+      },
+    };
+    this.#connection.on('state', (next, previous) => this.#onState(next, previous));
+    this.#connection.on('message', (message) => this.#onMessage(message));
+    this.#connection.on('error', (error) => emitError(this, error, 'client'));
+    this.#connection.start();
+    const refreshMs = options.tokenRefreshIntervalMs;
+    if (refreshMs !== undefined && typeof options.token === 'function') {
+      this.#refreshTimer = setInterval(() => {
+        this.refreshToken().catch((error: unknown) => emitError(this, asClientError(error), 'client'));
+      }, refreshMs);
+    }
+  }
+
+  /**
+   * Read the token again (calling the token function) and hand it to the hub over the open connection. Resolves
+   * once the hub accepted it (or at once when disconnected: the next connect sends it); rejects with the hub's
+   * code (UNAUTHORIZED, TOKEN_EXPIRED, ...) or TOKEN_FAILED.
+   */
+  async refreshToken(): Promise<void> {
+    let token: string | undefined;
+    try {
+      token = await this.#connection.resolveToken();
+    } catch (error) {
+      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    if (token === undefined || this.#connection.state !== 'connected') return;
+    const id = this.#requests.nextId();
+    await new Promise<void>((resolve, reject) => {
+      this.#requests.track(id, {
+        onReply: (reply) => {
+          if (reply.type === 'authenticated') resolve();
+          else if (reply.type === 'error') {
+            reject(new HubClientError(reply.code, reply.message, { details: reply.details }));
+          } else reject(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${reply.type} in reply to auth`));
+        },
+        onLost: () => resolve(),
+      });
+      if (!this.#connection.send({ type: 'auth', id, token })) {
+        this.#requests.forget(id);
+        resolve();
+      }
+    });
+  }
+
+  get state(): HubClientState {
+    return this.#connection.state;
+  }
+
+  /** The endpoint of the current (or next) connection attempt. */
+  get url(): string {
+    return this.#connection.url;
+  }
+
+  /** Appends waiting for an ack (queued while disconnected, or on the wire). */
+  get pendingAppends(): number {
+    return this.#appender.pending;
+  }
+
+  /**
+   * Subscribe to a session from `fromSeq` (default 0). One subscription per session per client: subscribing
+   * again before closing the first throws ALREADY_SUBSCRIBED.
+   */
+  subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
+    this.#assertOpen();
+    if (this.#subscriptions.has(sessionId)) {
+      throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
+    }
+    const fromSeq = options.fromSeq ?? 0;
+    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
+      throw new HubClientError('BAD_REQUEST', 'fromSeq must be a non-negative integer', { sessionId });
+    }
+    const subscription = new Subscription(this.#link, sessionId, fromSeq);
+    this.#subscriptions.set(sessionId, subscription);
+    subscription.connected();
+    return subscription;
+  }
+
+  /**
+   * Append one event or a batch (atomically) and resolve with the committed events. Exactly once: retried with
+   * the same idempotency key across reconnects until acknowledged. Rejects with `HubClientError`.
+   */
+  append(
+    sessionId: string,
+    drafts: EventDraft | readonly EventDraft[],
+    options: AppendOptions = {},
+  ): Promise<SessionEvent[]> {
+    if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
+    const list: readonly EventDraft[] = isDraftList(drafts) ? drafts : [drafts];
+    return this.#appender.append(sessionId, list, options);
+  }
+
+  /** Close the connection and every subscription; pending appends reject with CLOSED. */
+  close(): void {
+    if (this.#connection.state === 'closed') return;
+    this.#connection.close();
+  }
+
+  #onState(next: ConnectionState, previous: ConnectionState): void {
+    if (next === 'connected') {
+      for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
+      this.#appender.flush();
+    } else if (previous === 'connected') {
+      this.#requests.loseAll();
+      for (const subscription of this.#subscriptions.values()) subscription.disconnected();
+    }
+    if (next === 'closed') {
+      clearInterval(this.#refreshTimer);
+      this.#requests.loseAll();
+      this.#appender.rejectAll();
+      for (const subscription of [...this.#subscriptions.values()]) subscription.close();
+    }
+    this.emit('state', next, previous);
+    if (next === 'closed') this.removeAllListeners();
+  }
+
+  #onMessage(message: ServerMessage): void {
+    if ('id' in message && message.id !== undefined && this.#requests.settle(message.id, message)) return;
+    switch (message.type) {
+      case 'events':
+      case 'live':
+      case 'reset':
+        this.#subscriptions.get(message.sessionId)?.handle(message);
+        return;
+      case 'error':
+        if (message.id === undefined && message.sessionId !== undefined) {
+          const subscription = this.#subscriptions.get(message.sessionId);
+          if (subscription !== undefined) {
+            subscription.handle(message);
+            return;
+          }
+        }
+        if (message.id === undefined) {
+          emitError(this, new HubClientError(message.code, message.message, { details: message.details }), 'client');
+        }
+        return;
+      default:
+        // A late reply to a request that was given up (timed out or superseded): nothing waits for it.
+        return;
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#connection.state === 'closed') throw this.#closedError();
+  }
+
+  #closedError(): HubClientError {
+    return new HubClientError(ClientErrorCode.CLOSED, 'the client is closed');
+  }
+}
+
+function asClientError(error: unknown): HubClientError {
+  return error instanceof HubClientError
+    ? error
+    : new HubClientError(ClientErrorCode.PROTOCOL, String(error), { cause: error });
+}
+
+function isDraftList(drafts: EventDraft | readonly EventDraft[]): drafts is readonly EventDraft[] {
+  return Array.isArray(drafts);
+}

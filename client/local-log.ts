@@ -1,0 +1,77 @@
+import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
+import { MessageProjector } from './core.ts';
+import type { ProjectionChange } from './core.ts';
+
+/** What `LocalLog.offer` did with an event. */
+export type OfferResult =
+  | { readonly kind: 'accepted'; readonly change: ProjectionChange }
+  | { readonly kind: 'duplicate' }
+  | { readonly kind: 'gap'; readonly expectedSeq: number };
+
+/**
+ * A subscriber's local copy of a session log from `startSeq` on, and the messages derived from it.
+ * Accepts only the next seq: older ones are duplicates, newer ones reveal a gap. Messages are updated with one
+ * `MessageProjector` step per event; they are exact only when the copy starts at seq 0 (`complete`) — a copy
+ * that starts later lacks the surface it would build on, so it derives nothing.
+ */
+export class LocalLog {
+  #events: SessionEvent[] = [];
+  #startSeq: number;
+  #projector: MessageProjector | undefined;
+
+  constructor(startSeq: number) {
+    this.#startSeq = startSeq;
+    this.#projector = startSeq === 0 ? new MessageProjector() : undefined;
+  }
+
+  /** The events held, ascending and contiguous from `startSeq`. */
+  get events(): readonly SessionEvent[] {
+    return this.#events;
+  }
+
+  /** First seq of the copy. */
+  get startSeq(): number {
+    return this.#startSeq;
+  }
+
+  /** Seq of the last event held (`startSeq - 1` when none). */
+  get lastSeq(): number {
+    return this.#startSeq + this.#events.length - 1;
+  }
+
+  /** True when the copy starts at seq 0, so `messages` equals `deriveMessages` of the log so far. */
+  get complete(): boolean {
+    return this.#projector !== undefined;
+  }
+
+  /** The derived messages (empty when not `complete`). */
+  get messages(): readonly DerivedMessage[] {
+    return this.#projector?.messages ?? [];
+  }
+
+  /** Take the next event if it is the next seq. */
+  offer(event: SessionEvent): OfferResult {
+    const expectedSeq = this.lastSeq + 1;
+    if (event.seq < expectedSeq) return { kind: 'duplicate' };
+    if (event.seq > expectedSeq) return { kind: 'gap', expectedSeq };
+    const frozen = deepFreeze(event);
+    const change: ProjectionChange = this.#projector?.apply(frozen) ?? { kind: 'unchanged' };
+    this.#events.push(frozen);
+    return { kind: 'accepted', change };
+  }
+
+  /** Forget everything and start again from seq 0 (the session's data was replaced: epoch changed). */
+  reset(): void {
+    this.#events = [];
+    this.#startSeq = 0;
+    this.#projector = new MessageProjector();
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

@@ -1,0 +1,45 @@
+import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
+import type { ClientMessage } from '../shared/protocol.ts';
+import type { ProjectionChange } from './core.ts';
+import type { HubClientError } from './errors.ts';
+import type { RequestTracker } from './requests.ts';
+import type { Subscription } from './subscription.ts';
+
+/** `pending`: waiting for a connection; `subscribing`: request sent; `catching-up`: replaying stored events;
+ * `live`: caught up, receiving new events as they commit; `closed`: for good. */
+export type SubscriptionState = 'pending' | 'subscribing' | 'catching-up' | 'live' | 'closed';
+
+export type SubscriptionEvents = {
+  /** The next event of the log (each seq exactly once, in order; after a `reset`, again from seq 0). */
+  event: [event: SessionEvent];
+  /** The derived messages changed: what changed, and the whole current list. */
+  messages: [change: ProjectionChange, messages: readonly DerivedMessage[]];
+  /** Caught up with the hub (after the first subscribe and after every resume). */
+  live: [headSeq: number];
+  /** The session's stored data was replaced (epoch changed): local state was cleared; events follow from seq 0. */
+  reset: [epoch: string];
+  /** A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE). */
+  error: [error: HubClientError];
+  closed: [];
+};
+
+/** What a subscription needs from its client. */
+export interface SubscriptionLink {
+  readonly requests: RequestTracker;
+  readonly onListenerError: (error: unknown) => void;
+  isConnected(): boolean;
+  send(message: ClientMessage): boolean;
+  retryDelay(attempt: number): number;
+  detach(subscription: Subscription): void;
+}
+
+/** Error codes after which re-subscribing cannot help. */
+export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<string> = new Set([
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'TOKEN_EXPIRED',
+  'SEQ_OUT_OF_RANGE',
+  'BAD_REQUEST',
+  'TOO_MANY_SUBSCRIPTIONS',
+]);

@@ -1,0 +1,270 @@
+import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
+import type { ClientMessage, ErrorMessage, ServerMessage } from '../shared/protocol.ts';
+import { Emitter, emitError } from './emitter.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
+import { PushIterator } from './event-iterator.ts';
+import { LocalLog } from './local-log.ts';
+import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
+import type { SubscriptionEvents, SubscriptionLink, SubscriptionState } from './subscription-types.ts';
+
+/**
+ * A live view of one session: the local copy of its log from `fromSeq`, the derived messages, and events as
+ * they commit. Survives reconnects: it resumes from `lastSeq + 1` under its epoch, drops duplicates and fills
+ * gaps, so the application sees each seq exactly once, in order.
+ */
+export class Subscription extends Emitter<SubscriptionEvents> {
+  readonly sessionId: string;
+  readonly #link: SubscriptionLink;
+  readonly #log: LocalLog;
+  #state: SubscriptionState = 'pending';
+  #epoch: string | undefined;
+  #requestId: number | undefined;
+  #retries = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #finalError: HubClientError | undefined;
+
+  /** @internal Created by `HubClient.subscribe`. */
+  constructor(link: SubscriptionLink, sessionId: string, fromSeq: number) {
+    super(link.onListenerError);
+    this.#link = link;
+    this.sessionId = sessionId;
+    this.#log = new LocalLog(fromSeq);
+  }
+
+  get state(): SubscriptionState {
+    return this.#state;
+  }
+  /** The local copy of the log, ascending and contiguous from `fromSeq` (seq 0 after a reset). */
+  get events(): readonly SessionEvent[] {
+    return this.#log.events;
+  }
+  /** First seq of the local copy. */
+  get fromSeq(): number {
+    return this.#log.startSeq;
+  }
+  /** Seq of the last event received (`fromSeq - 1` before the first). */
+  get lastSeq(): number {
+    return this.#log.lastSeq;
+  }
+  /** Epoch of the session's data the local copy belongs to (known once subscribed). */
+  get epoch(): string | undefined {
+    return this.#epoch;
+  }
+  /** Derived messages. Exact (equal to `deriveMessages` of the log so far) only when `messagesComplete`. */
+  get messages(): readonly DerivedMessage[] {
+    return this.#log.messages;
+  }
+  /** True when the local copy starts at seq 0; a subscription from a later seq derives no messages. */
+  get messagesComplete(): boolean {
+    return this.#log.complete;
+  }
+  get isLive(): boolean {
+    return this.#state === 'live';
+  }
+
+  /** Resolves once the subscription is live (caught up); rejects if it closes first. */
+  whenLive(): Promise<void> {
+    if (this.#state === 'live') return Promise.resolve();
+    if (this.#state === 'closed') return Promise.reject(this.#closedError());
+    return new Promise((resolve, reject) => {
+      const offLive = this.once('live', () => {
+        offClosed();
+        resolve();
+      });
+      const offClosed = this.once('closed', () => {
+        offLive();
+        reject(this.#closedError());
+      });
+    });
+  }
+
+  /** Events from the start of the local copy on, then each new one as it arrives; ends when closed. */
+  [Symbol.asyncIterator](): AsyncIterableIterator<SessionEvent> {
+    const iterator = new PushIterator<SessionEvent>(() => stop());
+    for (const event of this.#log.events) iterator.push(event);
+    const offEvent = this.on('event', (event) => iterator.push(event));
+    const offClosed = this.on('closed', () =>
+      this.#finalError === undefined ? iterator.end() : iterator.fail(this.#finalError),
+    );
+    const stop = (): void => {
+      offEvent();
+      offClosed();
+    };
+    if (this.#state === 'closed') iterator.end();
+    return iterator;
+  }
+
+  /** Stop receiving; the local copy stays readable. */
+  close(): void {
+    if (this.#state === 'closed') return;
+    if (this.#state !== 'pending')
+      this.#send({ type: 'unsubscribe', id: this.#trackIgnored(), sessionId: this.sessionId });
+    this.#forgetRequest();
+    clearTimeout(this.#retryTimer);
+    this.#state = 'closed';
+    this.#link.detach(this);
+    this.emit('closed');
+    this.removeAllListeners();
+  }
+
+  /** @internal The client connected: (re)subscribe from `lastSeq + 1`. */
+  connected(): void {
+    if (this.#state === 'pending' && this.#retryTimer === undefined) this.#subscribe();
+  }
+
+  /** @internal The connection dropped: resume when it is back. */
+  disconnected(): void {
+    if (this.#state === 'closed') return;
+    this.#forgetRequest();
+    this.#state = 'pending';
+  }
+
+  /** @internal A message about this session from the hub. */
+  handle(message: ServerMessage): void {
+    if (this.#state === 'closed') return;
+    switch (message.type) {
+      case 'events':
+        if (this.#state === 'catching-up' || this.#state === 'live') this.#onEvents(message.events);
+        break;
+      case 'live':
+        if (this.#state === 'catching-up') this.#onLive(message.headSeq);
+        break;
+      case 'reset':
+        this.#onReset(message.epoch);
+        break;
+      case 'error':
+        this.#onError(message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #subscribe(): void {
+    this.#forgetRequest();
+    if (!this.#link.isConnected()) {
+      this.#state = 'pending';
+      return;
+    }
+    const id = this.#link.requests.nextId();
+    this.#requestId = id;
+    this.#link.requests.track(id, { onReply: (reply) => this.#onReply(id, reply), onLost: () => undefined });
+    this.#state = 'subscribing';
+    const fromSeq = this.#log.lastSeq + 1;
+    this.#send({
+      type: 'subscribe',
+      id,
+      sessionId: this.sessionId,
+      fromSeq,
+      ...(this.#epoch === undefined ? {} : { epoch: this.#epoch }),
+    });
+  }
+
+  /** Drop the hub-side subscription (if any) and subscribe again from `lastSeq + 1`. */
+  #resubscribe(): void {
+    if (this.#link.isConnected()) {
+      this.#send({ type: 'unsubscribe', id: this.#trackIgnored(), sessionId: this.sessionId });
+    }
+    this.#subscribe();
+  }
+
+  #onReply(id: number, reply: ServerMessage): void {
+    if (id !== this.#requestId || this.#state !== 'subscribing') return;
+    this.#requestId = undefined;
+    if (reply.type === 'error') {
+      this.#onError(reply);
+      return;
+    }
+    if (reply.type !== 'subscribed') {
+      this.#fail(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${reply.type} in reply to subscribe`));
+      return;
+    }
+    const lostData = this.#epoch !== undefined && reply.epoch !== this.#epoch;
+    this.#retries = 0;
+    this.#state = 'catching-up';
+    if (lostData) this.#onReset(reply.epoch);
+    else if (reply.headSeq < this.#log.lastSeq) {
+      // Same epoch but the hub holds less than we do: never merge two histories.
+      this.#onReset(reply.epoch);
+      this.#resubscribe();
+    } else this.#epoch = reply.epoch;
+  }
+
+  #onEvents(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      const result = this.#log.offer(event);
+      if (result.kind === 'duplicate') continue;
+      if (result.kind === 'gap') {
+        this.#resubscribe();
+        return;
+      }
+      this.emit('event', event);
+      if (result.change.kind !== 'unchanged') this.emit('messages', result.change, this.#log.messages);
+      if (this.#state === 'closed') return;
+    }
+  }
+
+  #onLive(headSeq: number): void {
+    if (this.#log.lastSeq < headSeq) {
+      this.#resubscribe();
+      return;
+    }
+    this.#state = 'live';
+    this.emit('live', headSeq);
+  }
+
+  #onReset(epoch: string): void {
+    if (epoch === this.#epoch && this.#log.startSeq === 0 && this.#log.events.length === 0) return;
+    this.#epoch = epoch;
+    this.#log.reset();
+    // The hub restarts the subscription from seq 0 after a reset; should it not, the next event or `live`
+    // reveals a gap and the subscription is renewed from seq 0.
+    if (this.#state === 'live') this.#state = 'catching-up';
+    this.emit('reset', epoch);
+  }
+
+  #onError(message: ErrorMessage): void {
+    const error = new HubClientError(message.code, message.message, {
+      sessionId: this.sessionId,
+      details: message.details,
+    });
+    if (FINAL_SUBSCRIPTION_CODES.has(message.code)) {
+      this.#fail(error);
+      return;
+    }
+    emitError(this, error, `subscription ${this.sessionId}`);
+    if (this.#state === 'closed') return;
+    this.#forgetRequest();
+    this.#state = 'pending';
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (this.#state === 'pending') this.#resubscribe();
+    }, this.#link.retryDelay(this.#retries++));
+  }
+
+  #fail(error: HubClientError): void {
+    this.#finalError = error;
+    emitError(this, error, `subscription ${this.sessionId}`);
+    this.close();
+  }
+
+  #send(message: ClientMessage): void {
+    if (!this.#link.send(message)) this.#state = this.#state === 'closed' ? 'closed' : 'pending';
+  }
+
+  /** A request id whose answer is not needed (unsubscribe). */
+  #trackIgnored(): number {
+    const id = this.#link.requests.nextId();
+    this.#link.requests.track(id, { onReply: () => undefined, onLost: () => undefined });
+    return id;
+  }
+
+  #forgetRequest(): void {
+    if (this.#requestId !== undefined) this.#link.requests.forget(this.#requestId);
+    this.#requestId = undefined;
+  }
+
+  #closedError(): HubClientError {
+    return this.#finalError ?? new HubClientError(ClientErrorCode.CLOSED, 'subscription closed');
+  }
+}

@@ -1,0 +1,20 @@
+import { SessionLogError } from './errors.ts';
+
+/** Throws `INVALID_EVENT` ("`path`: `reason`", with `path` set when given). */
+export function invalidEvent(reason: string, path?: string): never {
+  throw new SessionLogError('INVALID_EVENT', path === undefined ? reason : `${path}: ${reason}`, {
+    ...(path === undefined ? {} : { path }),
+  });
+}
+
+/** Throws `SURFACE_VIOLATION` ("`path`: `reason`", with `path` set when given). */
+export function surfaceViolation(reason: string, path?: string): never {
+  throw new SessionLogError('SURFACE_VIOLATION', path === undefined ? reason : `${path}: ${reason}`, {
+    ...(path === undefined ? {} : { path }),
+  });
+}
+
+/** A non-negative safe integer (seqs and epoch-millisecond times). */
+export function isNonNegativeSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

@@ -1,0 +1,129 @@
+import { createServer, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HubClient } from '../../client/index.ts';
+import { MemoryStore } from '../../server/index.ts';
+import { deriveMessages } from '../../shared/index.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>session-hub SDK</title></head>
+<body><p id="status">connecting</p><ul id="messages"></ul><script type="module" src="/page.js"></script></body></html>`;
+
+/** Bundle the test page for the browser: platform browser, `browser` condition (so `#transport` has no `ws`). */
+async function bundlePage(): Promise<{ code: string; inputs: string[]; imports: string[] }> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    conditions: ['browser'],
+    format: 'esm',
+    target: 'es2022',
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.values(result.metafile.outputs)[0]!;
+  return {
+    code: result.outputFiles[0]!.text,
+    inputs: Object.keys(result.metafile.inputs),
+    imports: output.imports.map((entry) => entry.path),
+  };
+}
+
+describe('the SDK in a real browser (headless Debian Chromium)', () => {
+  let bundle: Awaited<ReturnType<typeof bundlePage>>;
+  let store: MemoryStore;
+  let hub: TestHub;
+  let server: Server;
+  let browser: Browser;
+  let client: HubClient;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    bundle = await bundlePage();
+    store = new MemoryStore();
+    hub = await startHub({ store });
+    client = new HubClient({ url: hub.wsUrl });
+    server = createServer((request, response) => {
+      if (request.url?.startsWith('/page.js') === true) {
+        response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle.code);
+      } else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    client?.close();
+    await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+    await hub?.close();
+    await store?.close();
+  });
+
+  it('the browser bundle contains no ws and no Node built-ins', () => {
+    expect(bundle.inputs.some((input) => /node_modules\/ws\//.test(input))).toBe(false);
+    expect(bundle.inputs.some((input) => input.endsWith('transport-browser.ts'))).toBe(true);
+    expect(bundle.inputs.some((input) => input.endsWith('transport-node.ts'))).toBe(false);
+    expect(bundle.imports).toEqual([]);
+    expect(bundle.code).not.toMatch(/(?:from|import|require\()\s*\(?["'](?:node:|ws["'])/);
+  });
+
+  it('a page subscribes to a live session and shows the derived messages as Node appends', async () => {
+    const sessionId = 'browser/1';
+    await client.append(sessionId, [
+      { type: 'system/message', data: { content: 'You are helpful.' } },
+      { type: 'user/message', data: { role: 'user', content: 'Hello from Node' } },
+    ]);
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    const query = new URLSearchParams({ hub: hub.wsUrl, session: sessionId });
+    await page.goto(`http://127.0.0.1:${address.port}/?${query.toString()}`);
+    await page.waitForSelector('#messages li:nth-child(2)', { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('live'));
+
+    await client.append(sessionId, [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+      {
+        type: 'assistant/message',
+        data: { turn: 1, step: 1, message: { role: 'assistant', content: 'Hi, browser!' } },
+      },
+      {
+        type: 'system/message',
+        data: { content: 'You are terse.' },
+        surfaceOp: { op: 'replace', startSeq: 0, endSeq: 0 },
+        sourceEventSeqs: [0],
+      },
+    ]);
+    await page.waitForFunction(() => document.body.dataset['lastSeq'] === '5', undefined, { timeout: 20_000 });
+    const shown = await page.$$eval('#messages li', (items) =>
+      items.map((item) => ({ role: item.getAttribute('data-role'), text: item.textContent })),
+    );
+    const log = await store.read(sessionId, 0, 100);
+    const expected = deriveMessages(log).map((message) => ({ role: message.role, text: String(message.content) }));
+    expect(shown).toEqual(expected);
+    expect(shown[0]).toEqual({ role: 'system', text: 'You are terse.' });
+    expect(await page.evaluate(() => document.body.dataset['connection'])).toBe('connected');
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentWriter, HubClient } from '../../client/index.ts';
+import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
+import type { EventStore } from '../../server/index.ts';
+import { memoryStore, startNode, type Node } from './hubs.ts';
+
+async function writeCalculatorTurn(writer: AgentWriter, question: string): Promise<void> {
+  await writer.userMessage(question);
+  await writer.startTurn();
+  await writer.startStep();
+  for (const piece of ['Let me ', 'check.']) void writer.streamChunk(piece);
+  await writer.commitAssistantMessage({
+    content: 'Let me check.',
+    toolCalls: [{ id: `call-${writer.turn}`, name: 'add', arguments: '{"a":1,"b":2}' }],
+  });
+  await writer.toolCall({ callId: `call-${writer.turn}`, name: 'add', arguments: { a: 1, b: 2 } });
+  await writer.toolResult({ callId: `call-${writer.turn}`, content: '3' });
+  await writer.endStep();
+  await writer.startStep();
+  void writer.streamChunk('It is 3.');
+  await writer.commitAssistantMessage({ content: 'It is 3.' }, { outputTokens: 4 });
+  await writer.endTurn('completed');
+}
+
+describe('AgentWriter', () => {
+  let store: EventStore;
+  let node: Node;
+  let client: HubClient;
+
+  beforeAll(async () => {
+    store = memoryStore();
+    node = await startNode(store);
+    client = new HubClient({ url: node.wsUrl });
+  });
+  afterAll(async () => {
+    client.close();
+    await node.hub.close();
+    await store.close();
+  });
+
+  it('writes a multi-turn session that passes validateLifecycle(complete) and cites chunk seqs', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/1');
+    await writer.setSystemPrompt('v1');
+    await writeCalculatorTurn(writer, 'one plus two?');
+    await writeCalculatorTurn(writer, 'and again?');
+    await writer.flush();
+    const log = await store.read('writer/1', 0, 1000);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    expect(log.filter((event) => event.type === 'turn/start').map((event) => event.data)).toEqual([
+      { turn: 1 },
+      { turn: 2 },
+    ]);
+    const firstMessage = log.find((event) => event.type === 'assistant/message')!;
+    const chunkSeqs = log.filter((event) => event.type === 'assistant/chunk').map((event) => event.seq);
+    expect(firstMessage.sourceEventSeqs).toEqual(chunkSeqs.slice(0, 2));
+    expect(deriveMessages(log).map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+  });
+
+  it('continues an existing log: turn numbering, an open turn, and system prompt replacement', async () => {
+    const first = await AgentWriter.attach(client, 'writer/2');
+    await first.setSystemPrompt('old prompt');
+    await writeCalculatorTurn(first, 'q1');
+    await first.startTurn();
+    await first.startStep();
+    await first.toolCall({ callId: 'open-call', name: 'add', arguments: '{}' });
+    await first.flush();
+
+    const second = await AgentWriter.attach(client, 'writer/2');
+    expect([second.turn, second.turnOpen, second.step, second.stepOpen]).toEqual([2, true, 1, true]);
+    await second.toolResult({ callId: 'open-call', content: 'done' });
+    await second.endTurn('completed');
+    await second.setSystemPrompt('new prompt');
+    await writeCalculatorTurn(second, 'q3');
+    await second.flush();
+
+    const log = await store.read('writer/2', 0, 1000);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    const turns = log.filter((event) => event.type === 'turn/start').map((event) => event.data);
+    expect(turns).toEqual([{ turn: 1 }, { turn: 2 }, { turn: 3 }]);
+    const messages = deriveMessages(log);
+    expect(messages[0]).toEqual({ role: 'system', content: 'new prompt' });
+    expect(messages.filter((message) => message.role === 'system')).toHaveLength(1);
+  });
+
+  it('rejects misuse with INVALID_STATE and sends nothing', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/3');
+    await expect(writer.startStep()).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await expect(writer.streamChunk('x')).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await expect(writer.endTurn()).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await writer.startTurn();
+    await writer.startStep();
+    await expect(writer.toolResult({ callId: 'nope', content: '' })).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await writer.toolCall({ callId: 'c', name: 'add', arguments: '{}' });
+    await expect(writer.endTurn('completed')).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    // Any other reason answers the open call with an error result and closes the step itself.
+    await writer.endTurn('aborted');
+    await expect(writer.extension('turn/start', {})).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await writer.requestHeader({ config: { model: 'm' } }, 'initial');
+    await writer.extension('ui/note', { text: 'shown to humans only' });
+    await writer.flush();
+    const log = await store.read('writer/3', 0, 100);
+    expect(log.map((event) => event.type)).toEqual([
+      'turn/start',
+      'step/start',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'turn/end',
+      'request/header',
+      'ui/note',
+    ]);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+  });
+
+  it('a second writer on the same session makes the first fail with SEQ_CONFLICT; later calls reject too', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/4');
+    await writer.userMessage('hello');
+    await client.append('writer/4', { type: 'user/message', data: { role: 'user', content: 'intruder' } });
+    await expect(writer.userMessage('again')).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
+    await expect(writer.flush()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
+    await expect(writer.startTurn()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
+  });
+});

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentWriter, HubClient } from '../../client/index.ts';
+import type { SessionEvent, Subscription } from '../../client/index.ts';
+import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
+import type { EventStore } from '../../server/index.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+import { redisStore, startNode, wsUrl, type Node } from './hubs.ts';
+import { trackingWebSocket, untilSeq } from './support.ts';
+import { TcpProxy } from './tcp-proxy.ts';
+
+const TOTAL_EVENTS = 5000;
+const CHAOS_EVERY = 200; // events written between two kills
+
+describe('chaos: connections killed at random while an agent writes 5,000 events', () => {
+  let redis: RedisServer;
+  const stores: EventStore[] = [];
+  const nodes: Node[] = [];
+  const proxies: TcpProxy[] = [];
+  const clients: HubClient[] = [];
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    for (let index = 0; index < 2; index++) {
+      const store = await redisStore(redis.url);
+      stores.push(store);
+      const node = await startNode(store);
+      nodes.push(node);
+      proxies.push(await TcpProxy.start(node.port));
+    }
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    for (const proxy of proxies) await proxy.close();
+    for (const node of nodes) await node.hub.close();
+    for (const store of stores) await store.close();
+    await redis.stop();
+  });
+
+  it('every watcher ends with the exact log: no gap, no duplicate; every append committed once', async () => {
+    const sessionId = 'chaos/1';
+    const tracked = trackingWebSocket();
+    const options = { reconnect: { initialDelayMs: 5, maxDelayMs: 50 }, WebSocket: tracked.WebSocket };
+    const connect = (index: number): HubClient => {
+      const client = new HubClient({ url: wsUrl(proxies[index % 2]!.port), ...options });
+      clients.push(client);
+      return client;
+    };
+    const watchers: Subscription[] = [];
+    const delivered = new Map<Subscription, number[]>();
+    for (let index = 0; index < 4; index++) {
+      const subscription = connect(index).subscribe(sessionId);
+      const seqs: number[] = [];
+      subscription.on('event', (event: SessionEvent) => seqs.push(event.seq));
+      delivered.set(subscription, seqs);
+      watchers.push(subscription);
+    }
+    const agent = connect(0);
+    const writer = await AgentWriter.attach(agent, sessionId, { maxBatchEvents: 50 });
+
+    let random = 42;
+    const next = (): number => {
+      random = (random * 1103515245 + 12345) % 2 ** 31;
+      return random / 2 ** 31;
+    };
+    const kills = { client: 0, server: 0 };
+    const chaos = (): void => {
+      if (next() < 0.5) {
+        const sockets = [...tracked.open];
+        const socket = sockets[Math.floor(next() * sockets.length)];
+        if (socket !== undefined) {
+          socket.terminate();
+          kills.client++;
+        }
+      } else {
+        kills.server += proxies[Math.floor(next() * proxies.length)]!.cutAll() > 0 ? 1 : 0;
+      }
+    };
+
+    let written = 0;
+    let sinceKill = 0;
+    const acked: SessionEvent[] = [];
+    const write = (promise: Promise<SessionEvent>): void => {
+      written++;
+      if (++sinceKill >= CHAOS_EVERY) {
+        sinceKill = 0;
+        chaos();
+      }
+      void promise.then((event) => acked.push(event));
+    };
+    let turn = 0;
+    while (written < TOTAL_EVENTS - 10) {
+      turn++;
+      write(writer.userMessage(`question ${turn}`));
+      write(writer.startTurn());
+      write(writer.startStep());
+      for (let chunk = 0; chunk < 40 && written < TOTAL_EVENTS - 10; chunk++) {
+        write(writer.streamChunk(`turn ${turn} chunk ${chunk}`));
+      }
+      write(writer.commitAssistantMessage({ content: `answer ${turn}` }));
+      write(writer.endStep());
+      write(writer.endTurn('completed'));
+      await writer.flush();
+    }
+    await writer.flush();
+    const lastSeq = writer.nextSeq - 1;
+    await Promise.all(watchers.map((watcher) => untilSeq(watcher, lastSeq, 60_000)));
+
+    const log = await stores[0]!.read(sessionId, 0, 100_000);
+    expect(log).toHaveLength(lastSeq + 1);
+    expect(log.length).toBeGreaterThanOrEqual(TOTAL_EVENTS - 10);
+    expect(kills.client + kills.server).toBeGreaterThanOrEqual(10);
+    expect(kills.client).toBeGreaterThan(0);
+    expect(kills.server).toBeGreaterThan(0);
+    // Every write was acknowledged once, with the seq it holds in the log.
+    expect(acked.map((event) => event.seq)).toEqual(log.map((event) => event.seq));
+    expect(acked.map((event) => event.data)).toEqual(log.map((event) => event.data));
+    // Exactly once: every chunk's content appears once (a duplicated append would repeat it).
+    const chunks = log.filter((event) => event.type === 'assistant/chunk').map((event) => JSON.stringify(event.data));
+    expect(new Set(chunks).size).toBe(chunks.length);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    const expectedMessages = deriveMessages(log);
+    for (const watcher of watchers) {
+      expect(watcher.events).toEqual(log);
+      // The application saw each seq exactly once, in order.
+      expect(delivered.get(watcher)).toEqual(log.map((event) => event.seq));
+      expect(watcher.messages).toEqual(expectedMessages);
+    }
+  });
+});
