@@ -1,5 +1,6 @@
 import type {
   AssistantMessage,
+  EventDataMap,
   KnownEventDraft,
   SessionEvent,
   TurnEndReason,
@@ -10,7 +11,8 @@ import { isKnownType } from '../shared/index.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
-import { emptyWriterState, foldEvent, systemPromptSeq } from './writer-state.ts';
+import { readSessionLog } from './read-log.ts';
+import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { FoldableEvent, WriterState } from './writer-state.ts';
 
 /** What the writer appends: a typed draft of a known event, or an extension event. */
@@ -61,18 +63,12 @@ export class AgentWriter {
     for (const event of events) foldEvent(this.#state, event);
   }
 
-  /** A writer for `sessionId`, continuing its log (read through a short-lived subscription unless given). */
+  /**
+   * A writer for `sessionId`, continuing its log: `options.events` if given, else the log of this client's open
+   * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
+   */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
-    let events = options.events;
-    if (events === undefined) {
-      const subscription = client.subscribe(sessionId);
-      try {
-        await subscription.whenLive();
-        events = subscription.events;
-      } finally {
-        subscription.close();
-      }
-    }
+    const events = options.events ?? (await readSessionLog(client, sessionId));
     return new AgentWriter(client, sessionId, events, options);
   }
 
@@ -185,6 +181,22 @@ export class AgentWriter {
       ...(result.meta === undefined ? {} : { meta: result.meta }),
     };
     return this.#write({ type: 'tool/result', data: { ...this.#stepRef(), message, ...extra } });
+  }
+
+  /**
+   * Prune a tool output from the context without rewriting history: replace the current `tool/result` of
+   * `callId` by one whose `message.content` is `content` (everything else stays the same).
+   */
+  pruneToolResult(callId: string, content: JsonValue): Promise<SessionEvent> {
+    const node = toolResultNode(this.#state, callId);
+    if (node === undefined) return this.#misuse(`no tool result for ${callId} on the surface`);
+    const data = node.data as EventDataMap['tool/result'];
+    return this.#write({
+      type: 'tool/result',
+      data: { ...data, message: { ...data.message, content } },
+      surfaceOp: { op: 'replace', startSeq: node.seq, endSeq: node.seq },
+      sourceEventSeqs: [node.seq],
+    });
   }
 
   /** Set the system prompt: appended the first time, then changed by replacing the current system node. */

@@ -123,8 +123,9 @@ export class Connection extends Emitter<ConnectionEvents> {
     try {
       socket = new this.#options.WebSocket(this.url);
     } catch (error) {
-      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `cannot open socket: ${String(error)}`));
-      this.#scheduleReconnect(undefined);
+      // The constructor throws only for a URL it cannot use (bad syntax or scheme): retrying cannot help.
+      const message = `cannot open a WebSocket to ${this.url}: ${String(error)}`;
+      this.#fail(new HubClientError(ClientErrorCode.CONNECTION_REFUSED, message, { cause: error }));
       return;
     }
     this.#socket = socket;
@@ -252,7 +253,10 @@ export class Connection extends Emitter<ConnectionEvents> {
   #scheduleReconnect(code: number | undefined): void {
     clearTimeout(this.#timer);
     this.#urlIndex = (this.#urlIndex + 1) % this.#options.urls.length;
-    const delay = code === CloseCode.GOING_AWAY ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
+    // A welcomed connection whose node goes away moves on at once; a node that refuses new connections with
+    // GOING_AWAY (it is shutting down) gets the usual backoff, so the client never spins.
+    const immediate = code === CloseCode.GOING_AWAY && this.#state === 'connected';
+    const delay = immediate ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
     this.#attempt++;
     this.#setState('disconnected');
     this.#timer = setTimeout(() => void this.#open(), delay);

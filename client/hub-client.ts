@@ -181,6 +181,11 @@ export class HubClient extends Emitter<HubClientEvents> {
     return subscription;
   }
 
+  /** This client's open subscription to `sessionId`, if any. */
+  subscriptionOf(sessionId: string): Subscription | undefined {
+    return this.#subscriptions.get(sessionId);
+  }
+
   /**
    * Append one event or a batch (atomically) and resolve with the committed events. Exactly once: retried with
    * the same idempotency key across reconnects until acknowledged. Rejects with `HubClientError`.

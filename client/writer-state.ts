@@ -12,8 +12,15 @@ export interface WriterState {
   openCalls: Map<string, string>;
   /** Seqs of the chunks streamed in the open step since its last assistant message. */
   chunkSeqs: number[];
-  /** The surface: seqs and types of the nodes the model sees, in order. */
-  surface: { seq: number; type: string }[];
+  /** The surface: the nodes the model sees, in order (tool results keep their data, for pruning). */
+  surface: SurfaceNode[];
+}
+
+export interface SurfaceNode {
+  readonly seq: number;
+  readonly type: string;
+  /** Kept for `tool/result` nodes only. */
+  readonly data?: unknown;
 }
 
 /** The event fields the fold reads. */
@@ -113,16 +120,29 @@ function answerCall(state: WriterState, message: unknown): void {
 
 function foldSurface(state: WriterState, event: FoldableEvent): void {
   const op = event.surfaceOp ?? 'append';
+  const node: SurfaceNode =
+    event.type === 'tool/result'
+      ? { seq: event.seq, type: event.type, data: event.data }
+      : { seq: event.seq, type: event.type };
   if (op === 'append') {
-    state.surface.push({ seq: event.seq, type: event.type });
+    state.surface.push(node);
     return;
   }
   const start = state.surface.findIndex((node) => node.seq === op.startSeq);
   const end = state.surface.findIndex((node) => node.seq === op.endSeq);
-  if (start >= 0 && end >= start) state.surface.splice(start, end - start + 1, { seq: event.seq, type: event.type });
+  if (start >= 0 && end >= start) state.surface.splice(start, end - start + 1, node);
 }
 
 /** Seq of the current system prompt: the first `system/message` on the surface, if any. */
 export function systemPromptSeq(state: WriterState): number | undefined {
   return state.surface.find((node) => node.type === 'system/message')?.seq;
+}
+
+/** The tool result for `callId` currently on the surface (the latest one), if any. */
+export function toolResultNode(state: WriterState, callId: string): SurfaceNode | undefined {
+  for (let index = state.surface.length - 1; index >= 0; index--) {
+    const node = state.surface[index]!;
+    if (node.type === 'tool/result' && field(field(node.data, 'message'), 'toolCallId') === callId) return node;
+  }
+  return undefined;
 }

@@ -206,6 +206,12 @@ export class Subscription implements ChannelListener {
         metrics.catchUpEvents.inc(fresh.length);
       }
       if (page.length < pageSize && this.#tryGoLive()) return;
+      if (fresh.length === 0) {
+        // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
+        // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
+        this.#channel!.requestResync('catch-up found nothing where the live stream has events');
+        await new Promise((resolve) => setTimeout(resolve, retryMinMs).unref());
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
@@ -81,6 +81,8 @@ describe('AgentWriter', () => {
     await second.endTurn('completed');
     await second.setSystemPrompt('new prompt');
     await writeCalculatorTurn(second, 'q3');
+    await expect(second.pruneToolResult('nope', '')).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await second.pruneToolResult('call-3', '[pruned]');
     await second.flush();
 
     const log = await store.read('writer/2', 0, 1000);
@@ -89,6 +91,16 @@ describe('AgentWriter', () => {
     expect(turns).toEqual([{ turn: 1 }, { turn: 2 }, { turn: 3 }]);
     const messages = deriveMessages(log);
     expect(messages[0]).toEqual({ role: 'system', content: 'new prompt' });
+    expect(messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      '3',
+      'done',
+      '[pruned]',
+    ]);
+    const pruned = log.at(-1)!;
+    expect(pruned.surfaceOp).toMatchObject({ op: 'replace' });
+    expect(log.find((event) => event.seq === pruned.sourceEventSeqs![0])!.data).toMatchObject({
+      message: { toolCallId: 'call-3', content: '3' },
+    });
     expect(messages.filter((message) => message.role === 'system')).toHaveLength(1);
   });
 
@@ -129,5 +141,18 @@ describe('AgentWriter', () => {
     await expect(writer.userMessage('again')).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.flush()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.startTurn()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
+  });
+
+  it("attaches through the client's own live subscription to the session", async () => {
+    await client.append('writer/5', { type: 'user/message', data: { role: 'user', content: 'earlier' } });
+    const subscription = client.subscribe('writer/5');
+    const writer = await AgentWriter.attach(client, 'writer/5');
+    expect(writer.nextSeq).toBe(1);
+    await writer.startTurn();
+    await writer.endTurn('completed');
+    await writer.flush();
+    await vi.waitFor(() => expect(subscription.lastSeq).toBe(2));
+    expect(subscription.state).toBe('live');
+    subscription.close();
   });
 });

@@ -124,4 +124,12 @@ describe('reconnect and resume', () => {
     expect(connections).toBe(1);
     await expect(client.append('x/1', user('no'))).rejects.toMatchObject({ code: 'CLOSED' });
   });
+
+  it('a URL the WebSocket cannot use closes the client at once with CONNECTION_REFUSED', async () => {
+    const client = new HubClient({ url: 'http://not a url' });
+    const errors: HubClientError[] = [];
+    client.on('error', (error) => errors.push(error));
+    await vi.waitFor(() => expect(client.state).toBe('closed'));
+    expect(errors.map((error) => error.code)).toEqual(['CONNECTION_REFUSED']);
+  });
 });

@@ -1,15 +1,38 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
+import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 
-describe('hub: append over the socket', () => {
+interface Engine {
+  readonly store: EventStore;
+  stop(): Promise<void>;
+}
+
+const engines = [
+  { name: 'memory', open: async (): Promise<Engine> => ({ store: new MemoryStore(), stop: async () => {} }) },
+  {
+    name: 'redis',
+    open: async (): Promise<Engine> => {
+      const redis = await RedisServer.start();
+      const store = await RedisStore.open({ url: redis.url, keyPrefix: 'ap:' });
+      return { store, stop: () => redis.stop() };
+    },
+  },
+];
+
+describe.each(engines)('hub: append over the socket ($name engine)', ({ open }) => {
   let hub: TestHub;
   let client: RawHubClient;
-  const store = new MemoryStore();
+  let engine: Engine;
+  let store: EventStore;
   beforeAll(async () => {
+    engine = await open();
+    store = engine.store;
     hub = await startHub({ store, limits: { maxEventsPerAppend: 5, maxEventBytes: 2000 } });
     client = await RawHubClient.connect(hub.wsUrl);
   });
@@ -17,6 +40,7 @@ describe('hub: append over the socket', () => {
     await client.close();
     await hub.close();
     await store.close();
+    await engine.stop();
   });
 
   it('commits a batch and acks its seqs, commit time and epoch', async () => {
