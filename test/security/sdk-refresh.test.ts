@@ -28,7 +28,8 @@ describe('the SDK keeps a subscription alive past token expiry by refreshing ove
     subscription.on('event', (event) => received.push(event.seq));
     await new Promise<void>((resolve) => subscription.on('live', () => resolve()));
 
-    // A witness with a token minted after the SDK's first one and never refreshed: once it has expired, so has the SDK's first token.
+    // A witness whose token is minted after the SDK's first one and never refreshed: once the witness is told its
+    // token expired, the SDK's first token has expired too.
     const witness = await RawHubClient.connect(secure.hub.wsUrl, {
       token: await secure.mint(grants, { expiresIn: 3 }),
     });
