@@ -65,7 +65,9 @@ export class LifecycleTracker {
 
   apply(event: SessionEvent): void {
     if (!isKnownEvent(event)) return;
-    const replacement = typeof event.surfaceOp === 'object';
+    // Replacement events (any `surfaceOp` of kind replace) rewrite the surface, not the run: the reference exempts
+    // them from step membership and call matching, so they take no part in the lifecycle at all.
+    if (typeof event.surfaceOp === 'object') return;
     switch (event.type) {
       case 'turn/start':
         return this.#turnStart(event.seq, event.data.turn);
@@ -79,13 +81,12 @@ export class LifecycleTracker {
       case 'assistant/message':
         return this.#inStep(event);
       case 'system/message':
-        if (!replacement && event.data.turn !== undefined && event.data.step !== undefined) this.#inStep(event);
+        if (event.data.turn !== undefined && event.data.step !== undefined) this.#inStep(event);
         return;
       case 'tool/call':
         this.#inStep(event);
         return this.#call(event.seq, event.data.callId, event.data.name);
       case 'tool/result':
-        if (replacement) return;
         this.#inStep(event);
         return this.#result(event.seq, event.data.message.toolCallId, event.data.message.toolName);
       default:

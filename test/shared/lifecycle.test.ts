@@ -70,6 +70,12 @@ describe('validateLifecycle', () => {
     expect(violations([...items, result('c', 'pruned', replace(3, 3, [3]))], true)).toEqual([]);
   });
 
+  it('exempts an assistant/message replacement (a summary after its turn ended) from the open-step check', () => {
+    const items = [turnStart(), stepStart(), assistant('long'), stepEnd(), turnEnd()];
+    expect(violations([...items, assistant('summary', replace(2, 2, [2]))], true)).toEqual([]);
+    expect(violations([assistant('x'), assistant('summary', replace(0, 0, [0]))])).toEqual([[0, 'EVENT_OUTSIDE_STEP']]);
+  });
+
   it('with complete, requires closed turns and steps and answered calls at the end', () => {
     expect(violations([turnStart(), stepStart(), call('c')], true)).toEqual([
       [2, 'STEP_NOT_CLOSED'],
