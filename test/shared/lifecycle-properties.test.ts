@@ -37,4 +37,27 @@ describe('lifecycle properties over random valid logs', () => {
       runs,
     );
   });
+
+  it('with complete, every call that lost its result is reported unanswered exactly once, also when turn/ends are lost', () => {
+    fc.assert(
+      fc.property(logCommands, fc.infiniteStream(fc.boolean()), (commands, coin) => {
+        const unanswered = new Set<number>();
+        const callSeqs = new Map<string, number>();
+        const events = randomLog(commands).events.filter((event) => {
+          if (!isKnownEvent(event)) return true;
+          if (event.type === 'tool/call') callSeqs.set(event.data.callId, event.seq);
+          const lost = (event.type === 'turn/end' || event.type === 'tool/result') && coin.next().value === true;
+          if (lost && event.type === 'tool/result' && typeof event.surfaceOp !== 'object') {
+            unanswered.add(callSeqs.get(event.data.message.toolCallId!)!);
+          }
+          return !lost;
+        });
+        const reported = validateLifecycle(events, { complete: true })
+          .filter((violation) => violation.code === 'CALL_UNANSWERED')
+          .map((violation) => Number(/tool\/call (\d+)/.exec(violation.message)![1]));
+        expect(reported.sort((a, b) => a - b)).toEqual([...unanswered].sort((a, b) => a - b));
+      }),
+      runs,
+    );
+  });
 });

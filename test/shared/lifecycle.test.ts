@@ -23,6 +23,23 @@ describe('validateLifecycle', () => {
     ['turns not from 1', [turnStart(2)], [[0, 'TURN_OUT_OF_ORDER']]],
     ['a skipped turn number', [turnStart(1), turnEnd(1), turnStart(3)], [[2, 'TURN_OUT_OF_ORDER']]],
     ['a turn opened inside another', [turnStart(1), turnStart(2)], [[1, 'TURN_ALREADY_OPEN']]],
+    [
+      'a turn opened inside another, with that turn’s open step and unanswered call',
+      [turnStart(1), stepStart(1, 1), call('c'), turnStart(2), stepStart(2, 1), stepEnd(2, 1), turnEnd(2)],
+      [
+        [3, 'TURN_ALREADY_OPEN'],
+        [3, 'STEP_NOT_CLOSED'],
+        [3, 'CALL_UNANSWERED'],
+      ],
+    ],
+    [
+      'an unanswered call of a turn abandoned by the next turn/start, once',
+      [turnStart(1), stepStart(1, 1), call('c'), stepEnd(1, 1), turnStart(2)],
+      [
+        [4, 'TURN_ALREADY_OPEN'],
+        [4, 'CALL_UNANSWERED'],
+      ],
+    ],
     ['turn/end without a turn', [turnEnd(1)], [[0, 'TURN_NOT_OPEN']]],
     ['turn/end of another number', [turnStart(1), turnEnd(2)], [[1, 'TURN_NOT_OPEN']]],
     ['turn/end inside a step', [turnStart(), stepStart(), turnEnd()], [[2, 'TURN_ENDED_WITH_OPEN_STEP']]],
