@@ -203,11 +203,6 @@ export function parseClientMessage(value: unknown): ClientMessage {
   }
 }
 
-/** `asserts` form of `parseClientMessage` (the value itself is narrowed; drafts are not copied). */
-export function assertClientMessage(value: unknown): asserts value is ClientMessage {
-  parseClientMessage(value);
-}
-
 function parseEvents(reader: Reader): readonly SessionEvent[] {
   const events = reader.array('events');
   events.forEach((event, index) => {
@@ -297,9 +292,4 @@ export function parseServerMessage(value: unknown): ServerMessage {
     default:
       return reader.fail(`unknown message type ${describeValue(type)}`);
   }
-}
-
-/** `asserts` form of `parseServerMessage`. */
-export function assertServerMessage(value: unknown): asserts value is ServerMessage {
-  parseServerMessage(value);
 }
