@@ -11,6 +11,10 @@ export interface SubscriberSink {
   send(message: ServerMessage): void;
   /** Send a live batch (its shared, pre-encoded frame). */
   sendBatch(batch: LiveBatch): void;
+  /** The connection's outbound queue is over its bound (a slow consumer): push no more events for now. */
+  readonly behind: boolean;
+  /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
+  whenDrained(): Promise<void>;
 }
 
 export interface SubscriptionDeps {
@@ -49,7 +53,7 @@ const retryMaxMs = 5000;
  */
 export class Subscription implements ChannelListener {
   readonly sessionId: string;
-  #state: 'starting' | 'catching-up' | 'live' | 'closed' = 'starting';
+  #state: 'starting' | 'catching-up' | 'paused' | 'live' | 'closed' = 'starting';
   #nextSeq: number;
   #buffer: LiveBatch[] = [];
   #bufferedEvents = 0;
@@ -107,7 +111,8 @@ export class Subscription implements ChannelListener {
   }
 
   onBatch(batch: LiveBatch): void {
-    if (this.#state === 'closed') return;
+    // Paused (slow consumer): drop live batches, the catch-up re-reads them from the store once drained.
+    if (this.#state === 'closed' || this.#state === 'paused') return;
     if (this.#state !== 'live') {
       this.#bufferBatch(batch);
       return;
@@ -119,6 +124,12 @@ export class Subscription implements ChannelListener {
         'live gap: catching up from the store',
       );
       this.#bufferBatch(batch);
+      this.#startCatchUp();
+      return;
+    }
+    if (this.#deps.sink.behind) {
+      // Slow consumer: stop pushing live events; catch up from the store at the client's own pace.
+      this.#deps.metrics.slowConsumerPauses.inc();
       this.#startCatchUp();
       return;
     }
@@ -166,6 +177,14 @@ export class Subscription implements ChannelListener {
     const { store, pageSize, metrics } = this.#deps;
     let retryMs = retryMinMs;
     while (generation === this.#generation) {
+      if (this.#deps.sink.behind) {
+        this.#state = 'paused';
+        this.#buffer = [];
+        this.#bufferedEvents = 0;
+        await this.#deps.sink.whenDrained();
+        if (generation !== this.#generation) return;
+        this.#state = 'catching-up';
+      }
       let page: readonly SessionEvent[];
       try {
         metrics.catchUpReads.inc();
