@@ -162,7 +162,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   #onFrame(socket: WebSocketLike, data: unknown): void {
     if (this.#socket !== socket) return;
     this.#lastFrameAt = Date.now();
-    let message: ServerMessage;
+    let message: ServerMessage | undefined;
     try {
       message = decodeServerMessage(data);
     } catch (error) {
@@ -170,6 +170,8 @@ export class Connection extends Emitter<ConnectionEvents> {
       this.#drop(socket);
       return;
     }
+    // A message type this SDK does not know (from a newer hub): ignored, as the protocol asks of clients.
+    if (message === undefined) return;
     if (this.#state === 'connecting') {
       this.#onHandshake(socket, message);
       return;
