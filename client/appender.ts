@@ -4,6 +4,7 @@ import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { Outbox } from './outbox.ts';
+import { randomUuid } from './random-id.ts';
 import type { PendingAppend } from './outbox.ts';
 import type { RequestTracker } from './requests.ts';
 
@@ -64,7 +65,7 @@ export class Appender {
         sessionId,
         drafts: drafts.map(prepareDraft),
         expectedSeq: options.expectedSeq,
-        idempotencyKey: options.idempotencyKey ?? globalThis.crypto.randomUUID(),
+        idempotencyKey: options.idempotencyKey ?? randomUuid(),
         requestId: undefined,
         retries: 0,
         notBefore: 0,
