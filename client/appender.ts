@@ -1,12 +1,14 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { Outbox } from './outbox.ts';
 import { randomUuid } from './random-id.ts';
-import type { PendingAppend } from './outbox.ts';
+import type { OutgoingDraft, PendingAppend } from './outbox.ts';
 import type { RequestTracker } from './requests.ts';
+import { encodeRequest } from './wire.ts';
 
 /** Options of one `append`. */
 export interface AppendOptions {
@@ -28,6 +30,8 @@ export interface AppenderOptions {
   readonly defaultTimeoutMs: number;
   /** Delay before the n-th retry of an append the hub could not take yet (STORE_UNAVAILABLE, RATE_LIMITED). */
   readonly retryDelay: (attempt: number) => number;
+  /** Largest append frame the hub takes (its `maxFrameBytes`); bigger appends fail with FRAME_TOO_LARGE. */
+  readonly maxFrameBytes: number;
 }
 
 /**
@@ -41,6 +45,7 @@ export class Appender {
   readonly #outbox: Outbox;
   readonly #defaultTimeoutMs: number;
   readonly #retryDelay: (attempt: number) => number;
+  readonly #maxFrameBytes: number;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
 
@@ -50,6 +55,7 @@ export class Appender {
     this.#outbox = new Outbox(options.outboxLimit);
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#retryDelay = options.retryDelay;
+    this.#maxFrameBytes = options.maxFrameBytes;
   }
 
   /** Appends waiting for an ack (queued or on the wire). */
@@ -61,11 +67,14 @@ export class Appender {
     if (drafts.length === 0) return Promise.reject(new HubClientError('BAD_REQUEST', 'append needs events'));
     let entry: PendingAppend;
     try {
+      const prepared = drafts.map(prepareDraft);
+      const idempotencyKey = options.idempotencyKey ?? randomUuid();
       entry = {
         sessionId,
-        drafts: drafts.map(prepareDraft),
+        drafts: prepared,
         expectedSeq: options.expectedSeq,
-        idempotencyKey: options.idempotencyKey ?? randomUuid(),
+        idempotencyKey,
+        frameBytes: this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey),
         requestId: undefined,
         retries: 0,
         notBefore: 0,
@@ -132,6 +141,51 @@ export class Appender {
         }),
       );
     }
+  }
+
+  /**
+   * The hub closed the connection with 1009 (a frame above its limit): fail the biggest append on the wire with
+   * FRAME_TOO_LARGE instead of sending it again after every reconnect. The others are re-sent as usual.
+   */
+  frameRefused(): void {
+    let culprit: PendingAppend | undefined;
+    for (const entry of this.#settlers.keys()) {
+      if (entry.requestId !== undefined && (culprit === undefined || entry.frameBytes > culprit.frameBytes)) {
+        culprit = entry;
+      }
+    }
+    if (culprit === undefined) return;
+    const message = `the hub closed the connection (1009) on an append frame of ${culprit.frameBytes} bytes`;
+    this.#settlers.get(culprit)?.(
+      new HubClientError('FRAME_TOO_LARGE', message, {
+        sessionId: culprit.sessionId,
+        details: { bytes: culprit.frameBytes, closeCode: CloseCode.MESSAGE_TOO_BIG },
+      }),
+    );
+  }
+
+  /** The encoded size of the append (with the widest request id); throws FRAME_TOO_LARGE above the limit. */
+  #checkFrameSize(
+    sessionId: string,
+    events: readonly OutgoingDraft[],
+    expectedSeq: number | undefined,
+    idempotencyKey: string,
+  ): number {
+    const bytes = encodeRequest({
+      type: 'append',
+      id: Number.MAX_SAFE_INTEGER,
+      sessionId,
+      events,
+      ...(expectedSeq === undefined ? {} : { expectedSeq }),
+      idempotencyKey,
+    }).byteLength;
+    if (bytes > this.#maxFrameBytes) {
+      throw new HubClientError('FRAME_TOO_LARGE', `the append is ${bytes} bytes, above ${this.#maxFrameBytes}`, {
+        sessionId,
+        details: { bytes, limit: this.#maxFrameBytes },
+      });
+    }
+    return bytes;
   }
 
   #send(entry: PendingAppend): boolean {

@@ -16,11 +16,14 @@ export interface PendingAppend {
   readonly drafts: readonly OutgoingDraft[];
   readonly expectedSeq: number | undefined;
   readonly idempotencyKey: string;
+  /** Size of its encoded append frame (bytes), to tell which append a 1009 close refused. */
+  readonly frameBytes: number;
   /** The request id while it is on the wire on the current connection; undefined while it waits to be sent. */
   requestId: number | undefined;
   /** Times the hub answered "try again later" (STORE_UNAVAILABLE, RATE_LIMITED). */
   retries: number;
-  /** Epoch ms before which it must not be re-sent (backoff after "try again later"). */
+  /** Epoch ms before which it must not be re-sent (backoff after "try again later"; infinite: until the next
+   * connection, after SHUTTING_DOWN). */
   notBefore: number;
   /** The last error code the hub answered with, reported with a TIMEOUT. */
   lastErrorCode: string | undefined;
