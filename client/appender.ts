@@ -106,6 +106,8 @@ export class Appender {
         if (entry.requestId !== undefined) this.#requests.forget(entry.requestId);
         if (error === undefined) resolve(events ?? []);
         else reject(error);
+        // The next append of the session may go now.
+        this.flush();
       };
       this.#settlers.set(entry, settle);
     });
@@ -113,19 +115,42 @@ export class Appender {
     return promise;
   }
 
-  /** Send every queued append, oldest first (called on connect and after each new append). */
+  /**
+   * Send what may go now, oldest first (called on connect, after each new append and after each answer).
+   *
+   * Per session, only the oldest unacknowledged append is ever on the wire: were several pipelined, one that
+   * gets "try again later" (STORE_UNAVAILABLE, RATE_LIMITED) or is lost with the connection could be overtaken
+   * by the ones behind it, and the session would commit them out of order. The cost: one round trip per append
+   * per session (appends to different sessions still go out together); batch events into one append, as
+   * `AgentWriter` does, for throughput.
+   */
   flush(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
     if (this.#connection.state !== 'connected') return;
     const now = Date.now();
-    for (const entry of this.#outbox.unsent()) {
-      // An append waiting to be retried holds back the ones behind it, so they stay in order.
+    const sessionsServed = new Set<string>();
+    let wakeAt = Number.POSITIVE_INFINITY;
+    for (const entry of this.#outbox.entries()) {
+      if (sessionsServed.has(entry.sessionId)) continue;
+      sessionsServed.add(entry.sessionId);
+      if (entry.requestId !== undefined) continue;
       if (entry.notBefore > now) {
-        clearTimeout(this.#retryTimer);
-        this.#retryTimer = setTimeout(() => this.flush(), entry.notBefore - now);
-        return;
+        // Waiting for a backoff (or, when infinite, for the next connection): it holds back its session only.
+        wakeAt = Math.min(wakeAt, entry.notBefore);
+        continue;
       }
       if (!this.#send(entry)) return;
     }
+    if (Number.isFinite(wakeAt)) this.#retryTimer = setTimeout(() => this.flush(), wakeAt - now);
+  }
+
+  /** A (new) connection was welcomed: appends held for a reconnect may go again; send what can go. */
+  connected(): void {
+    for (const entry of this.#outbox.entries()) {
+      if (entry.notBefore === Number.POSITIVE_INFINITY) entry.notBefore = 0;
+    }
+    this.flush();
   }
 
   /** Reject everything still pending (the client closed). */
@@ -225,6 +250,7 @@ export class Appender {
     } else if (message.type === 'error' && RESEND_CODES.has(message.code)) {
       // Not committed; the hub is going away. Sent again with the same key after the reconnect.
       entry.lastErrorCode = message.code;
+      entry.notBefore = Number.POSITIVE_INFINITY;
     } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
       // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
       entry.lastErrorCode = message.code;

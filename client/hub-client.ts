@@ -222,7 +222,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   #onState(next: ConnectionState, previous: ConnectionState): void {
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
-      this.#appender.flush();
+      this.#appender.connected();
     } else if (previous === 'connected') {
       this.#requests.loseAll();
       for (const subscription of this.#subscriptions.values()) subscription.disconnected();

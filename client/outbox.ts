@@ -31,7 +31,8 @@ export interface PendingAppend {
 
 /**
  * The bounded, ordered queue of appends not yet acknowledged (sent or not). Appends go out in the order they
- * were made; after a reconnect every unacknowledged one is sent again, in order, with its idempotency key.
+ * were made (per session, one at a time); after a reconnect every unacknowledged one is sent again, in order,
+ * with its idempotency key.
  */
 export class Outbox {
   readonly #limit: number;
@@ -57,13 +58,8 @@ export class Outbox {
     this.#entries.delete(entry);
   }
 
-  /** Appends not on the wire, oldest first. */
-  unsent(): PendingAppend[] {
-    return [...this.#entries].filter((entry) => entry.requestId === undefined);
-  }
-
-  /** Every pending append, oldest first. */
-  all(): PendingAppend[] {
+  /** Every pending append (sent or not), oldest first. */
+  entries(): PendingAppend[] {
     return [...this.#entries];
   }
 
