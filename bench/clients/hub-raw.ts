@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { decodeFrame, encodeFrame, PROTOCOL_VERSION, type EventDraft, type ServerMessage } from '../../shared/index.ts';
+import {
+  decodeFrame,
+  encodeMsgpackValue,
+  PROTOCOL_VERSION,
+  type EventDraft,
+  type ServerMessage,
+} from '../../shared/index.ts';
 import { benchDraft } from '../workload.ts';
 import type { CatchUpRun } from '../targets.ts';
 import type { Closable, FanoutSystem, FanoutWriter, OnDelivery } from './types.ts';
@@ -58,7 +64,7 @@ export class HubRawConnection {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#socket.send(encodeFrame({ ...message, id }));
+      this.#socket.send(encodeMsgpackValue({ ...message, id }));
     });
   }
 

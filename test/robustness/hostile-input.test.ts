@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode, encodeFrame, type ServerMessage } from '../../shared/index.ts';
+import { CloseCode, encodeMsgpackValue, type ServerMessage } from '../../shared/index.ts';
 import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -111,7 +111,7 @@ describe('hostile input (fast-check)', () => {
         fc.string({ maxLength: 64 }),
         fc.double({ min: 0, max: 0.999, noNaN: true }),
         async (sessionId, content, cut) => {
-          const frame = encodeFrame({ type: 'append', id: 7, sessionId, events: [user(content)] });
+          const frame = encodeMsgpackValue({ type: 'append', id: 7, sessionId, events: [user(content)] });
           await expectRefused(frame.subarray(0, Math.floor(frame.byteLength * cut)), {
             codes: ['PARSE_ERROR', 'BAD_REQUEST'],
           });
@@ -146,7 +146,7 @@ describe('hostile input (fast-check)', () => {
     for (const [template, field, wrong] of templates) {
       await fc.assert(
         fc.asyncProperty(wrong, fc.nat(1_000_000), async (value, id) => {
-          const frame = encodeFrame({ ...template, id, [field]: value });
+          const frame = encodeMsgpackValue({ ...template, id, [field]: value });
           await expectRefused(frame, { id, codes: ['BAD_REQUEST', 'UNAUTHORIZED', 'INVALID_EVENT'] });
         }),
         { numRuns: 15 },
@@ -161,7 +161,10 @@ describe('hostile input (fast-check)', () => {
         fc.string({ minLength: 1, maxLength: 40 }).filter((kind) => !known.includes(kind)),
         fc.nat(),
         async (kind, id) => {
-          await expectRefused(encodeFrame({ type: kind, id, sessionId: TARGET }), { id, codes: ['BAD_REQUEST'] });
+          await expectRefused(encodeMsgpackValue({ type: kind, id, sessionId: TARGET }), {
+            id,
+            codes: ['BAD_REQUEST'],
+          });
         },
       ),
       runs,
@@ -179,15 +182,20 @@ describe('hostile input (fast-check)', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 65 * KiB, max: 300 * KiB }), fc.nat(), async (size, id) => {
-        const frame = encodeFrame({ type: 'append', id, sessionId: TARGET, events: [user('y'.repeat(size))] });
+        const frame = encodeMsgpackValue({ type: 'append', id, sessionId: TARGET, events: [user('y'.repeat(size))] });
         await expectRefused(frame, { id, codes: ['EVENT_TOO_LARGE'] });
       }),
       { numRuns: 10 },
     );
-    const tooBig = encodeFrame({ type: 'append', id: 1, sessionId: TARGET, events: [user('z'.repeat(600 * KiB))] });
+    const tooBig = encodeMsgpackValue({
+      type: 'append',
+      id: 1,
+      sessionId: TARGET,
+      events: [user('z'.repeat(600 * KiB))],
+    });
     expect(await expectRefused(tooBig, { closeCodes: [CloseCode.MESSAGE_TOO_BIG] })).toBe(CloseCode.MESSAGE_TOO_BIG);
     const wide = { type: 'append', id: 2, sessionId: TARGET, events: range(0, 1500).map((n) => user(`${n}`)) };
-    await expectRefused(encodeFrame(wide), { id: 2, codes: ['BATCH_TOO_LARGE'] });
+    await expectRefused(encodeMsgpackValue(wide), { id: 2, codes: ['BATCH_TOO_LARGE'] });
   });
 
   it('invalid surface ops → SURFACE_VIOLATION or INVALID_EVENT', async () => {
@@ -203,7 +211,12 @@ describe('hostile input (fast-check)', () => {
         fc.nat(),
         async (surfaceOp, type, id) => {
           const data = type === 'turn/start' ? { turn: 1 } : { role: 'user', content: 'replaced' };
-          const frame = encodeFrame({ type: 'append', id, sessionId: TARGET, events: [{ type, data, surfaceOp }] });
+          const frame = encodeMsgpackValue({
+            type: 'append',
+            id,
+            sessionId: TARGET,
+            events: [{ type, data, surfaceOp }],
+          });
           await expectRefused(frame, { id, codes: ['SURFACE_VIOLATION', 'INVALID_EVENT', 'BAD_REQUEST'] });
         },
       ),
@@ -221,9 +234,9 @@ describe('hostile input (fast-check)', () => {
         ),
         fc.nat(),
         async (seq, id) => {
-          const subscribeFrame = encodeFrame({ type: 'subscribe', id, sessionId: TARGET, fromSeq: seq });
+          const subscribeFrame = encodeMsgpackValue({ type: 'subscribe', id, sessionId: TARGET, fromSeq: seq });
           await expectRefused(subscribeFrame, { id, codes: ['SEQ_OUT_OF_RANGE', 'BAD_REQUEST'] });
-          const appendFrame = encodeFrame({
+          const appendFrame = encodeMsgpackValue({
             type: 'append',
             id,
             sessionId: TARGET,
