@@ -1,11 +1,14 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { Outbox } from './outbox.ts';
-import type { PendingAppend } from './outbox.ts';
+import { randomUuid } from './random-id.ts';
+import type { OutgoingDraft, PendingAppend } from './outbox.ts';
 import type { RequestTracker } from './requests.ts';
+import { encodeRequest } from './wire.ts';
 
 /** Options of one `append`. */
 export interface AppendOptions {
@@ -27,6 +30,8 @@ export interface AppenderOptions {
   readonly defaultTimeoutMs: number;
   /** Delay before the n-th retry of an append the hub could not take yet (STORE_UNAVAILABLE, RATE_LIMITED). */
   readonly retryDelay: (attempt: number) => number;
+  /** Largest append frame the hub takes (its `maxFrameBytes`); bigger appends fail with FRAME_TOO_LARGE. */
+  readonly maxFrameBytes: number;
 }
 
 /**
@@ -40,6 +45,7 @@ export class Appender {
   readonly #outbox: Outbox;
   readonly #defaultTimeoutMs: number;
   readonly #retryDelay: (attempt: number) => number;
+  readonly #maxFrameBytes: number;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
 
@@ -49,6 +55,7 @@ export class Appender {
     this.#outbox = new Outbox(options.outboxLimit);
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#retryDelay = options.retryDelay;
+    this.#maxFrameBytes = options.maxFrameBytes;
   }
 
   /** Appends waiting for an ack (queued or on the wire). */
@@ -60,11 +67,14 @@ export class Appender {
     if (drafts.length === 0) return Promise.reject(new HubClientError('BAD_REQUEST', 'append needs events'));
     let entry: PendingAppend;
     try {
+      const prepared = drafts.map(prepareDraft);
+      const idempotencyKey = options.idempotencyKey ?? randomUuid();
       entry = {
         sessionId,
-        drafts: drafts.map(prepareDraft),
+        drafts: prepared,
         expectedSeq: options.expectedSeq,
-        idempotencyKey: options.idempotencyKey ?? globalThis.crypto.randomUUID(),
+        idempotencyKey,
+        frameBytes: this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey),
         requestId: undefined,
         retries: 0,
         notBefore: 0,
@@ -96,6 +106,8 @@ export class Appender {
         if (entry.requestId !== undefined) this.#requests.forget(entry.requestId);
         if (error === undefined) resolve(events ?? []);
         else reject(error);
+        // The next append of the session may go now.
+        this.flush();
       };
       this.#settlers.set(entry, settle);
     });
@@ -103,19 +115,42 @@ export class Appender {
     return promise;
   }
 
-  /** Send every queued append, oldest first (called on connect and after each new append). */
+  /**
+   * Send what may go now, oldest first (called on connect, after each new append and after each answer).
+   *
+   * Per session, only the oldest unacknowledged append is ever on the wire: were several pipelined, one that
+   * gets "try again later" (STORE_UNAVAILABLE, RATE_LIMITED) or is lost with the connection could be overtaken
+   * by the ones behind it, and the session would commit them out of order. The cost: one round trip per append
+   * per session (appends to different sessions still go out together); batch events into one append, as
+   * `AgentWriter` does, for throughput.
+   */
   flush(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
     if (this.#connection.state !== 'connected') return;
     const now = Date.now();
-    for (const entry of this.#outbox.unsent()) {
-      // An append waiting to be retried holds back the ones behind it, so they stay in order.
+    const sessionsServed = new Set<string>();
+    let wakeAt = Number.POSITIVE_INFINITY;
+    for (const entry of this.#outbox.entries()) {
+      if (sessionsServed.has(entry.sessionId)) continue;
+      sessionsServed.add(entry.sessionId);
+      if (entry.requestId !== undefined) continue;
       if (entry.notBefore > now) {
-        clearTimeout(this.#retryTimer);
-        this.#retryTimer = setTimeout(() => this.flush(), entry.notBefore - now);
-        return;
+        // Waiting for a backoff (or, when infinite, for the next connection): it holds back its session only.
+        wakeAt = Math.min(wakeAt, entry.notBefore);
+        continue;
       }
       if (!this.#send(entry)) return;
     }
+    if (Number.isFinite(wakeAt)) this.#retryTimer = setTimeout(() => this.flush(), wakeAt - now);
+  }
+
+  /** A (new) connection was welcomed: appends held for a reconnect may go again; send what can go. */
+  connected(): void {
+    for (const entry of this.#outbox.entries()) {
+      if (entry.notBefore === Number.POSITIVE_INFINITY) entry.notBefore = 0;
+    }
+    this.flush();
   }
 
   /** Reject everything still pending (the client closed). */
@@ -131,6 +166,51 @@ export class Appender {
         }),
       );
     }
+  }
+
+  /**
+   * The hub closed the connection with 1009 (a frame above its limit): fail the biggest append on the wire with
+   * FRAME_TOO_LARGE instead of sending it again after every reconnect. The others are re-sent as usual.
+   */
+  frameRefused(): void {
+    let culprit: PendingAppend | undefined;
+    for (const entry of this.#settlers.keys()) {
+      if (entry.requestId !== undefined && (culprit === undefined || entry.frameBytes > culprit.frameBytes)) {
+        culprit = entry;
+      }
+    }
+    if (culprit === undefined) return;
+    const message = `the hub closed the connection (1009) on an append frame of ${culprit.frameBytes} bytes`;
+    this.#settlers.get(culprit)?.(
+      new HubClientError('FRAME_TOO_LARGE', message, {
+        sessionId: culprit.sessionId,
+        details: { bytes: culprit.frameBytes, closeCode: CloseCode.MESSAGE_TOO_BIG },
+      }),
+    );
+  }
+
+  /** The encoded size of the append (with the widest request id); throws FRAME_TOO_LARGE above the limit. */
+  #checkFrameSize(
+    sessionId: string,
+    events: readonly OutgoingDraft[],
+    expectedSeq: number | undefined,
+    idempotencyKey: string,
+  ): number {
+    const bytes = encodeRequest({
+      type: 'append',
+      id: Number.MAX_SAFE_INTEGER,
+      sessionId,
+      events,
+      ...(expectedSeq === undefined ? {} : { expectedSeq }),
+      idempotencyKey,
+    }).byteLength;
+    if (bytes > this.#maxFrameBytes) {
+      throw new HubClientError('FRAME_TOO_LARGE', `the append is ${bytes} bytes, above ${this.#maxFrameBytes}`, {
+        sessionId,
+        details: { bytes, limit: this.#maxFrameBytes },
+      });
+    }
+    return bytes;
   }
 
   #send(entry: PendingAppend): boolean {
@@ -170,6 +250,7 @@ export class Appender {
     } else if (message.type === 'error' && RESEND_CODES.has(message.code)) {
       // Not committed; the hub is going away. Sent again with the same key after the reconnect.
       entry.lastErrorCode = message.code;
+      entry.notBefore = Number.POSITIVE_INFINITY;
     } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
       // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
       entry.lastErrorCode = message.code;

@@ -35,6 +35,8 @@ export interface ConnectionOptions {
 export type ConnectionEvents = {
   state: [next: ConnectionState, previous: ConnectionState];
   message: [message: ServerMessage];
+  /** The connection was lost (before `state` turns `disconnected`); `code` is the close code, if the hub sent one. */
+  lost: [code: number | undefined];
   error: [error: HubClientError];
 };
 
@@ -162,7 +164,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   #onFrame(socket: WebSocketLike, data: unknown): void {
     if (this.#socket !== socket) return;
     this.#lastFrameAt = Date.now();
-    let message: ServerMessage;
+    let message: ServerMessage | undefined;
     try {
       message = decodeServerMessage(data);
     } catch (error) {
@@ -170,6 +172,8 @@ export class Connection extends Emitter<ConnectionEvents> {
       this.#drop(socket);
       return;
     }
+    // A message type this SDK does not know (from a newer hub): ignored, as the protocol asks of clients.
+    if (message === undefined) return;
     if (this.#state === 'connecting') {
       this.#onHandshake(socket, message);
       return;
@@ -239,6 +243,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   #lost(code: number | undefined, reason: string): void {
     this.#detach();
     if (this.#state === 'closed') return;
+    this.emit('lost', code);
     const final = code === CloseCode.PROTOCOL_ERROR || (code === CloseCode.POLICY_VIOLATION && !this.#tokenCanChange());
     if (final) {
       const error = new HubClientError(ClientErrorCode.CONNECTION_REFUSED, `hub closed the connection: ${reason}`, {

@@ -1,4 +1,5 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { Appender } from './appender.ts';
 import type { AppendOptions } from './appender.ts';
@@ -30,6 +31,11 @@ export interface HubClientOptions {
   readonly requestTimeoutMs?: number;
   /** Most appends that may wait for an ack at once; more reject with OUTBOX_FULL. Default 1,000. */
   readonly outboxLimit?: number;
+  /**
+   * Largest append frame (encoded) the hub takes: its `maxFrameBytes`. A bigger append fails at once with
+   * FRAME_TOO_LARGE (nothing is sent). Default 1 MiB, the hub's default.
+   */
+  readonly maxFrameBytes?: number;
   /** Ping after this long without a frame from the hub (ms). Default 15,000. */
   readonly heartbeatIntervalMs?: number;
   /** Reconnect after this long without a frame from the hub (ms). Default 40,000. */
@@ -46,6 +52,9 @@ export interface HubClientOptions {
 }
 
 export type HubClientState = ConnectionState;
+
+/** The hub's default `maxFrameBytes` (1 MiB). */
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 
 export type HubClientEvents = {
   /** The connection state changed (emitted once per change). */
@@ -90,6 +99,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       outboxLimit: options.outboxLimit ?? 1000,
       defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
       retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+      maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
     });
     this.#link = {
       requests: this.#requests,
@@ -105,6 +115,9 @@ export class HubClient extends Emitter<HubClientEvents> {
     };
     this.#connection.on('state', (next, previous) => this.#onState(next, previous));
     this.#connection.on('message', (message) => this.#onMessage(message));
+    this.#connection.on('lost', (code) => {
+      if (code === CloseCode.MESSAGE_TOO_BIG) this.#appender.frameRefused();
+    });
     this.#connection.on('error', (error) => emitError(this, error, 'client'));
     this.#connection.start();
     const refreshMs = options.tokenRefreshIntervalMs;
@@ -209,7 +222,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   #onState(next: ConnectionState, previous: ConnectionState): void {
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
-      this.#appender.flush();
+      this.#appender.connected();
     } else if (previous === 'connected') {
       this.#requests.loseAll();
       for (const subscription of this.#subscriptions.values()) subscription.disconnected();

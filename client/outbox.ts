@@ -16,11 +16,14 @@ export interface PendingAppend {
   readonly drafts: readonly OutgoingDraft[];
   readonly expectedSeq: number | undefined;
   readonly idempotencyKey: string;
+  /** Size of its encoded append frame (bytes), to tell which append a 1009 close refused. */
+  readonly frameBytes: number;
   /** The request id while it is on the wire on the current connection; undefined while it waits to be sent. */
   requestId: number | undefined;
   /** Times the hub answered "try again later" (STORE_UNAVAILABLE, RATE_LIMITED). */
   retries: number;
-  /** Epoch ms before which it must not be re-sent (backoff after "try again later"). */
+  /** Epoch ms before which it must not be re-sent (backoff after "try again later"; infinite: until the next
+   * connection, after SHUTTING_DOWN). */
   notBefore: number;
   /** The last error code the hub answered with, reported with a TIMEOUT. */
   lastErrorCode: string | undefined;
@@ -28,7 +31,8 @@ export interface PendingAppend {
 
 /**
  * The bounded, ordered queue of appends not yet acknowledged (sent or not). Appends go out in the order they
- * were made; after a reconnect every unacknowledged one is sent again, in order, with its idempotency key.
+ * were made (per session, one at a time); after a reconnect every unacknowledged one is sent again, in order,
+ * with its idempotency key.
  */
 export class Outbox {
   readonly #limit: number;
@@ -54,13 +58,8 @@ export class Outbox {
     this.#entries.delete(entry);
   }
 
-  /** Appends not on the wire, oldest first. */
-  unsent(): PendingAppend[] {
-    return [...this.#entries].filter((entry) => entry.requestId === undefined);
-  }
-
-  /** Every pending append, oldest first. */
-  all(): PendingAppend[] {
+  /** Every pending append (sent or not), oldest first. */
+  entries(): PendingAppend[] {
     return [...this.#entries];
   }
 

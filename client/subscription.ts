@@ -182,12 +182,10 @@ export class Subscription extends Emitter<SubscriptionEvents> {
     const lostData = this.#epoch !== undefined && reply.epoch !== this.#epoch;
     this.#retries = 0;
     this.#state = 'catching-up';
+    // `reply.headSeq` is not compared with what we hold: a node whose channel lags the store may report less
+    // than the store has. Lost history under the same epoch is reported unambiguously as SEQ_OUT_OF_RANGE.
     if (lostData) this.#onReset(reply.epoch);
-    else if (reply.headSeq < this.#log.lastSeq) {
-      // Same epoch but the hub holds less than we do: never merge two histories.
-      this.#onReset(reply.epoch);
-      this.#resubscribe();
-    } else this.#epoch = reply.epoch;
+    else this.#epoch = reply.epoch;
   }
 
   #onEvents(events: readonly SessionEvent[]): void {
@@ -224,6 +222,10 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   }
 
   #onError(message: ErrorMessage): void {
+    if (message.code === 'SEQ_OUT_OF_RANGE' && this.#epoch !== undefined) {
+      this.#onLostTail();
+      return;
+    }
     const error = new HubClientError(message.code, message.message, {
       sessionId: this.sessionId,
       details: message.details,
@@ -240,6 +242,19 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       this.#retryTimer = undefined;
       if (this.#state === 'pending') this.#resubscribe();
     }, this.#link.retryDelay(this.#retries++));
+  }
+
+  /**
+   * A resume under a known epoch was refused with SEQ_OUT_OF_RANGE: the store holds less than we received under
+   * that epoch (it lost a tail, e.g. a Redis failover to a replica that missed the last writes). Never merge two
+   * histories: reset locally and rebuild from seq 0.
+   */
+  #onLostTail(): void {
+    this.#forgetRequest();
+    this.#log.reset();
+    this.emit('reset', this.#epoch!);
+    if (this.#state === 'closed') return;
+    this.#resubscribe();
   }
 
   #fail(error: HubClientError): void {

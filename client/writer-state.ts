@@ -1,3 +1,5 @@
+import { isSurfaceType } from './core.ts';
+
 /** What `AgentWriter` knows about a session's lifecycle: a fold over its events (stored or about to be). */
 export interface WriterState {
   /** Seq the next event will get. */
@@ -43,13 +45,6 @@ export function emptyWriterState(): WriterState {
     surface: [],
   };
 }
-
-const SURFACE_TYPES: ReadonlySet<string> = new Set([
-  'system/message',
-  'user/message',
-  'assistant/message',
-  'tool/result',
-]);
 
 function field(data: unknown, name: string): unknown {
   return typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[name] : undefined;
@@ -98,7 +93,7 @@ export function foldEvent(state: WriterState, event: FoldableEvent): WriterState
     default:
       break;
   }
-  if (SURFACE_TYPES.has(event.type)) foldSurface(state, event);
+  if (isSurfaceType(event.type)) foldSurface(state, event);
   return state;
 }
 

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -45,6 +46,14 @@ async function bundlePage(): Promise<{ code: string; inputs: string[]; imports: 
   };
 }
 
+/** An IPv4 address of this machine other than loopback: a page served from it is not a secure context. */
+function nonLoopbackAddress(): string {
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
+  const found = addresses.find((entry) => entry.family === 'IPv4' && !entry.internal);
+  if (found === undefined) throw new Error('no non-loopback IPv4 address to serve an insecure origin from');
+  return found.address;
+}
+
 describe('the SDK in a real browser (headless Debian Chromium)', () => {
   let bundle: Awaited<ReturnType<typeof bundlePage>>;
   let store: MemoryStore;
@@ -53,17 +62,19 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
   let browser: Browser;
   let client: HubClient;
 
+  const serve = (request: IncomingMessage, response: ServerResponse): void => {
+    if (request.url?.startsWith('/page.js') === true) {
+      response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle.code);
+    } else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+  };
+
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     bundle = await bundlePage();
     store = new MemoryStore();
     hub = await startHub({ store });
     client = new HubClient({ url: hub.wsUrl });
-    server = createServer((request, response) => {
-      if (request.url?.startsWith('/page.js') === true) {
-        response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle.code);
-      } else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-    });
+    server = createServer(serve);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);
@@ -82,6 +93,32 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
     expect(bundle.inputs.some((input) => input.endsWith('transport-node.ts'))).toBe(false);
     expect(bundle.imports).toEqual([]);
     expect(bundle.code).not.toMatch(/(?:from|import|require\()\s*\(?["'](?:node:|ws["'])/);
+  });
+
+  it('a page on an insecure origin (plain http, not localhost: no crypto.randomUUID) can append', async () => {
+    const host = nonLoopbackAddress();
+    const insecure = createServer(serve);
+    await new Promise<void>((resolve) => insecure.listen(0, host, resolve));
+    // A hub node on the same address: Chromium keeps an insecure public page away from loopback addresses.
+    const node = await startHub({ store, host });
+    const page = await browser.newPage();
+    try {
+      const address = insecure.address();
+      if (address === null || typeof address === 'string') throw new Error('no address');
+      const query = new URLSearchParams({ hub: node.wsUrl, session: 'browser/insecure', append: 'from http' });
+      await page.goto(`http://${host}:${address.port}/?${query.toString()}`);
+      await page.waitForFunction(() => document.body.dataset['appended'] !== undefined, undefined, {
+        timeout: 20_000,
+      });
+      const seen = await page.evaluate(() => ({ ...document.body.dataset }));
+      expect(seen).toMatchObject({ secureContext: 'false', hasRandomUuid: 'false', appended: '0' });
+      const log = await store.read('browser/insecure', 0, 10);
+      expect(log.map((event) => event.data)).toEqual([{ role: 'user', content: 'from http' }]);
+    } finally {
+      await page.close();
+      await new Promise<void>((resolve) => insecure.close(() => resolve()));
+      await node.close();
+    }
   });
 
   it('a page subscribes to a live session and shows the derived messages as Node appends', async () => {

@@ -41,3 +41,18 @@ subscription.on('event', (event) => {
 subscription.on('error', (error) => {
   status.textContent = `error ${error.code}: ${error.message}`;
 });
+
+// `?append=<content>`: append a user message through the SDK and report the committed seq (or the error).
+const appendContent = params.get('append');
+if (appendContent !== null) {
+  document.body.dataset['secureContext'] = String(globalThis.isSecureContext);
+  document.body.dataset['hasRandomUuid'] = String(typeof globalThis.crypto.randomUUID === 'function');
+  client.append(sessionId, { type: 'user/message', data: { role: 'user', content: appendContent } }).then(
+    (events) => {
+      document.body.dataset['appended'] = String(events[0]?.seq);
+    },
+    (error: unknown) => {
+      document.body.dataset['appended'] = `error ${String(error)}`;
+    },
+  );
+}

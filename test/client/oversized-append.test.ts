@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HubClient } from '../../client/index.ts';
+import type { HubClientState } from '../../client/index.ts';
+import { MemoryStore } from '../../server/index.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { untilSeq } from './support.ts';
+
+const text = (length: number) => ({ type: 'test/blob', data: { text: 'x'.repeat(length) } });
+
+describe('an append larger than the hub takes', () => {
+  let store: MemoryStore;
+  let defaultHub: TestHub;
+  let smallFrameHub: TestHub;
+
+  beforeAll(async () => {
+    store = new MemoryStore();
+    defaultHub = await startHub({ store });
+    smallFrameHub = await startHub({ store, limits: { maxFrameBytes: 64 * 1024 } });
+  });
+  afterAll(async () => {
+    await defaultHub.close();
+    await smallFrameHub.close();
+    await store.close();
+  });
+
+  it('fails at once with FRAME_TOO_LARGE above maxFrameBytes (default: the hub default): nothing is sent', async () => {
+    // A timeout far below the test's: without the check, the append would be re-sent until TIMEOUT.
+    const client = new HubClient({ url: defaultHub.wsUrl, requestTimeoutMs: 5_000 });
+    const states: HubClientState[] = [];
+    client.on('state', (next) => states.push(next));
+    try {
+      const subscription = client.subscribe('big/1');
+      await subscription.whenLive();
+      await expect(client.append('big/1', text(1024 * 1024))).rejects.toMatchObject({
+        code: 'FRAME_TOO_LARGE',
+        details: { limit: 1024 * 1024 },
+      });
+      expect(client.pendingAppends).toBe(0);
+      await client.append('big/1', text(10));
+      await untilSeq(subscription, 0);
+      expect(states).toEqual(['connected']);
+      expect(await store.read('big/1', 0, 10)).toHaveLength(1);
+
+      const tight = new HubClient({ url: defaultHub.wsUrl, maxFrameBytes: 1000 });
+      await expect(tight.append('big/1', text(2000))).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE' });
+      tight.close();
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a 1009 close from a hub with a lower limit fails the append on the wire; the others go through', async () => {
+    const client = new HubClient({ url: smallFrameHub.wsUrl, requestTimeoutMs: 5_000 });
+    try {
+      const subscription = client.subscribe('big/2');
+      await subscription.whenLive();
+      const big = client.append('big/2', text(100 * 1024));
+      await expect(big).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE', details: { closeCode: 1009 } });
+      const [committed] = await client.append('big/2', text(10));
+      expect(committed?.seq).toBe(0);
+      await untilSeq(subscription, 0);
+      expect(subscription.events).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+});
