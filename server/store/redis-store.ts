@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
+  type EventPage,
   type EventStore,
   type SessionHead,
   type StoreWatchHandlers,
@@ -23,7 +24,7 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, READ_SCRIPT } from './redis-scripts.ts';
 import { checkCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
@@ -49,6 +50,7 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(...args: string[]): Promise<unknown>;
+  shReadBuffer(...args: string[]): Promise<unknown>;
   shDelete(...args: string[]): Promise<unknown>;
 }
 
@@ -108,6 +110,7 @@ export class RedisStore implements EventStore {
     this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
     command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shRead', { numberOfKeys: 2, lua: READ_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
     this.#redis = command as Redis & ScriptCommands;
     for (const connection of [command, this.#subscriber]) {
@@ -168,7 +171,7 @@ export class RedisStore implements EventStore {
     const key = request.idempotencyKey ?? '';
     const digest = key === '' ? '' : batchDigest(request.events);
     const bodies = request.events.map(encodeEventBody);
-    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel];
+    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel, request.expectedEpoch ?? ''];
     const reply = await this.#call('commit', true, () =>
       this.#redis.shCommit(
         keys.log,
@@ -205,6 +208,19 @@ export class RedisStore implements EventStore {
       this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
     );
     return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
+  }
+
+  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const reply = await this.#call('read', false, () =>
+      this.#redis.shReadBuffer(keys.log, keys.epoch, `${fromSeq}-0`, String(limit)),
+    );
+    const [rawEpoch, entries] = reply as [Buffer, RawStreamEntry[]];
+    const epoch = rawEpoch.toString();
+    if (epoch === '') return { epoch: undefined, events: [] };
+    return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
