@@ -27,6 +27,7 @@ import { RedisNotifications } from './redis-notifications.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, READ_SCRIPT } from './redis-scripts.ts';
 import { checkCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
+import { withTimeout } from './timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -57,6 +58,17 @@ interface ScriptCommands {
 function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
   const [first, last, time, digest = ''] = text.split(':');
   return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+}
+
+function connectionReady(connection: Redis, timeoutMs: number): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  let onReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+    connection.once('ready', onReady);
+  });
+  const notReady = () => new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`);
+  return withTimeout(ready, timeoutMs, notReady).finally(() => connection.off('ready', onReady));
 }
 
 /**
@@ -135,20 +147,9 @@ export class RedisStore implements EventStore {
     }
   }
 
-  /** Resolves when the command connection is ready (at once if it is), rejects after the connect timeout. */
+  /** Resolves when both connections are ready (at once if they are), rejects after the connect timeout. */
   async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
-    if (this.#redis.status === 'ready') return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#redis.off('ready', onReady);
-        reject(new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`));
-      }, timeoutMs);
-      const onReady = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.#redis.once('ready', onReady);
-    });
+    await Promise.all([this.#redis, this.#subscriber].map((connection) => connectionReady(connection, timeoutMs)));
   }
 
   /** The Redis keys of a session (for tools and tests). */
@@ -228,8 +229,12 @@ export class RedisStore implements EventStore {
     return this.#notifications.watch(sessionId, keys.channel, handlers);
   }
 
+  /** Both connections must be up: without the subscriber, watchers would miss commits. */
   async ping(): Promise<void> {
     await this.#call('ping', false, () => this.#redis.ping());
+    if (this.#subscriber.status !== 'ready') {
+      throw new StoreUnavailableError(`redis: the notification connection is ${this.#subscriber.status}`);
+    }
   }
 
   async listSessions(): Promise<string[]> {
