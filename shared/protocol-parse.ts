@@ -43,7 +43,8 @@ function own(record: Fields, name: string): unknown {
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-function isSafeIndex(value: unknown): value is number {
+/** A seq, request id or time: a non-negative safe integer. */
+export function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
@@ -56,7 +57,7 @@ class Reader {
     this.record = record;
     this.kind = kind;
     const id = own(record, 'id');
-    this.id = isSafeIndex(id) ? id : undefined;
+    this.id = isSeq(id) ? id : undefined;
   }
 
   fail(message: string): never {
@@ -66,7 +67,7 @@ class Reader {
   /** A non-negative safe integer (ids, seqs, counts). */
   index(name: string): number {
     const value = own(this.record, name);
-    if (!isSafeIndex(value)) this.fail(`field "${name}" must be a non-negative integer`);
+    if (!isSeq(value)) this.fail(`field "${name}" must be a non-negative integer`);
     return value;
   }
 
@@ -110,7 +111,7 @@ class Reader {
 
   indexArray(name: string): readonly number[] {
     const value = this.array(name);
-    if (!value.every(isSafeIndex)) this.fail(`field "${name}" must hold non-negative integers`);
+    if (!value.every(isSeq)) this.fail(`field "${name}" must hold non-negative integers`);
     return value;
   }
 
@@ -124,7 +125,7 @@ function readerFor(value: unknown, side: 'client' | 'server'): { reader: Reader;
   const type = own(value, 'type');
   if (typeof type !== 'string') {
     const id = own(value, 'id');
-    throw new ProtocolParseError('message: field "type" must be a string', isSafeIndex(id) ? id : undefined);
+    throw new ProtocolParseError('message: field "type" must be a string', isSeq(id) ? id : undefined);
   }
   return { reader: new Reader(value, type), type };
 }
@@ -212,7 +213,7 @@ function parseEvents(reader: Reader): readonly SessionEvent[] {
     if (!isRecord(event)) reader.fail(`events[${index}] must be an object`);
     const seq = own(event, 'seq');
     const time = own(event, 'time');
-    if (!isSafeIndex(seq) || !isSafeIndex(time) || typeof own(event, 'type') !== 'string') {
+    if (!isSeq(seq) || !isSeq(time) || typeof own(event, 'type') !== 'string') {
       reader.fail(`events[${index}] needs integer seq and time and a string type`);
     }
   });
