@@ -11,6 +11,7 @@ import { isKnownType } from '../shared/index.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
+import { readSessionLog } from './read-log.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { FoldableEvent, WriterState } from './writer-state.ts';
 
@@ -67,24 +68,7 @@ export class AgentWriter {
    * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
    */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
-    let events = options.events;
-    const existing = client.subscriptionOf(sessionId);
-    if (events === undefined && existing !== undefined) {
-      if (existing.fromSeq !== 0) {
-        const message = `this client follows ${sessionId} from seq ${existing.fromSeq}: pass the log as options.events`;
-        throw new HubClientError('ALREADY_SUBSCRIBED', message, { sessionId });
-      }
-      await existing.whenLive();
-      events = [...existing.events];
-    } else if (events === undefined) {
-      const subscription = client.subscribe(sessionId);
-      try {
-        await subscription.whenLive();
-        events = subscription.events;
-      } finally {
-        subscription.close();
-      }
-    }
+    const events = options.events ?? (await readSessionLog(client, sessionId));
     return new AgentWriter(client, sessionId, events, options);
   }
 

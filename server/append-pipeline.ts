@@ -6,6 +6,7 @@ import {
   type SessionEvent,
   type ValidatedDraft,
 } from '../shared/index.ts';
+import { assertDraftSizes } from './auth/event-size.ts';
 import type { HubLimits } from './config.ts';
 import { HubError } from './hub-error.ts';
 import type { Logger } from './logger.ts';
@@ -82,6 +83,11 @@ export class AppendPipeline {
       const details = { events: input.events.length, limit: maxEventsPerAppend };
       const message = `an append may hold at most ${maxEventsPerAppend} events`;
       return Promise.reject(new HubError(HubErrorCode.BATCH_TOO_LARGE, message, details));
+    }
+    try {
+      assertDraftSizes(input.events, this.#deps.limits);
+    } catch (error) {
+      return Promise.reject(error);
     }
     const previous = this.#tails.get(input.sessionId) ?? Promise.resolve();
     const run = previous.then(async () => {

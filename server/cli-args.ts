@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { resolveAuthConfig, type AuthConfig } from './auth/auth-config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
 export interface ServeOptions {
@@ -9,6 +10,8 @@ export interface ServeOptions {
   readonly keyPrefix: string | undefined;
   readonly logLevel: string;
   readonly nodeName: string | undefined;
+  /** Auth: open (no key) or JWT with the configured key (see server/auth/auth-config.ts). */
+  readonly auth: AuthConfig;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -23,6 +26,14 @@ Options:
   --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
   --log-level <level>  pino level: trace, debug, info, warn, error, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
+
+Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
+  --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
+  --auth-public-key <file>  PEM SPKI public key: RSA -> RS256, EC P-256 -> ES256 (env AUTH_PUBLIC_KEY_FILE)
+  --auth-jwks <file>        JSON Web Key Set of public keys, picked by kid (env AUTH_JWKS_FILE)
+  --auth-issuer <iss>       required iss claim (env AUTH_ISSUER)
+  --auth-audience <aud>     required aud claim (env AUTH_AUDIENCE)
+  --require-auth            refuse to start without a key (env REQUIRE_AUTH=1)
   -h, --help           show this help
 `;
 
@@ -52,6 +63,12 @@ export function parseServeArgs(
         'key-prefix': { type: 'string' },
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
+        'auth-secret': { type: 'string' },
+        'auth-public-key': { type: 'string' },
+        'auth-jwks': { type: 'string' },
+        'auth-issuer': { type: 'string' },
+        'auth-audience': { type: 'string' },
+        'require-auth': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -62,6 +79,18 @@ export function parseServeArgs(
   }
   if (values.help === true) return 'help';
   const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
+  const auth = resolveAuthConfig(
+    {
+      authSecret: values['auth-secret'],
+      authPublicKey: values['auth-public-key'],
+      authJwks: values['auth-jwks'],
+      authIssuer: values['auth-issuer'],
+      authAudience: values['auth-audience'],
+      requireAuth: values['require-auth'],
+    },
+    env,
+  );
+  if (!auth.ok) throw new UsageError(auth.error);
   return {
     port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
     host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
@@ -69,5 +98,6 @@ export function parseServeArgs(
     keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
     logLevel: values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info',
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
+    auth: auth.config,
   };
 }

@@ -1,3 +1,7 @@
+import { authStartupNotice } from './auth/auth-config.ts';
+import { createHubAuth } from './auth/hub-auth.ts';
+import { loadAuthenticator } from './auth/load-authenticator.ts';
+import type { Authenticator } from './auth/authenticator.ts';
 import { createHub } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -49,6 +53,14 @@ async function openStore(options: ServeOptions, logger: Logger): Promise<EventSt
 
 async function serve(options: ServeOptions): Promise<number> {
   const logger = createLogger(options.logLevel);
+  let authenticator: Authenticator;
+  try {
+    authenticator = await loadAuthenticator(options.auth);
+  } catch (error) {
+    logger.fatal({ err: error }, 'could not load the auth key');
+    process.stderr.write(`session-hub: could not load the auth key: ${String(error)}\n`);
+    return 1;
+  }
   let store: EventStore;
   try {
     store = await openStore(options, logger);
@@ -62,6 +74,7 @@ async function serve(options: ServeOptions): Promise<number> {
     port: options.port,
     host: options.host,
     logger,
+    auth: createHubAuth(authenticator),
     ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
   });
   const address = await hub.listen();
@@ -71,6 +84,11 @@ async function serve(options: ServeOptions): Promise<number> {
       : `redis (${options.redisUrl ?? ''})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
+  const authNotice = authStartupNotice(options.auth);
+  logger[authNotice.level](authNotice.message);
+  process.stdout.write(
+    `auth: ${options.auth.mode === 'open' ? `*** ${authNotice.message} ***` : authNotice.message}\n`,
+  );
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/index.ts';
 import type { Logger } from './logger.ts';
 import type { EventStore } from './store/event-store.ts';
+import { checkLimits, DEFAULT_SECURITY_LIMITS, type SecurityLimits } from './auth/limits.ts';
 
 /** What a caller wants to do to a session (the unit of authorization). */
 export type HubAction = 'read' | 'append' | 'admin';
@@ -43,8 +44,11 @@ export const openAuth: HubAuth = {
   authorize: () => true,
 };
 
-/** Resource limits. Each breach gets a typed error (or a close code where the connection must end). */
-export interface HubLimits {
+/**
+ * Resource limits. Each breach gets a typed error (or a close code where the connection must end). The rate,
+ * nesting and slow-consumer limits come from `SecurityLimits` (server/auth/limits.ts).
+ */
+export interface HubLimits extends SecurityLimits {
   /** Largest WebSocket frame / HTTP body in bytes; a bigger frame closes the socket with 1009. Default 1 MiB. */
   readonly maxFrameBytes: number;
   /** Most events in one append (BATCH_TOO_LARGE). Default 1,000. */
@@ -64,6 +68,7 @@ export interface HubLimits {
 }
 
 export const defaultLimits: HubLimits = {
+  ...DEFAULT_SECURITY_LIMITS,
   maxFrameBytes: 1024 * 1024,
   maxEventsPerAppend: 1000,
   maxEventBytes: 256 * 1024,
@@ -138,11 +143,19 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     logLevel: config.logLevel ?? process.env['LOG_LEVEL'] ?? 'info',
     protocolVersions: config.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
     auth: config.auth ?? openAuth,
-    limits: { ...defaultLimits, ...config.limits },
+    limits: resolveLimits(config.limits),
     sessionCacheSize: config.sessionCacheSize ?? 1000,
     sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,
     appendRetries: config.appendRetries ?? 32,
     shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
     metricsPrefix: config.metricsPrefix ?? 'session_hub_',
   };
+}
+
+/** `defaultLimits` overlaid with the given ones (undefined fields keep the default); throws on nonsense values. */
+export function resolveLimits(overrides: Partial<HubLimits> = {}): HubLimits {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const limits: HubLimits = { ...defaultLimits, ...defined };
+  checkLimits({ ...limits });
+  return limits;
 }

@@ -35,6 +35,11 @@ export class ConnectionSubscriptions {
     return this.#entries.size;
   }
 
+  /** The sessions subscribed to (a snapshot). */
+  get sessionIds(): string[] {
+    return [...this.#entries.keys()];
+  }
+
   /**
    * Subscribe (replies `subscribed` through the sink) or throw a HubError (nothing kept). The subscription is
    * registered synchronously; `ready` (the caller's authorization) is awaited before the store is touched.

@@ -14,7 +14,8 @@ import {
 } from '../shared/index.ts';
 import type { AppendPipeline } from './append-pipeline.ts';
 import { measureAppend } from './append-metrics.ts';
-import type { HubAction, HubAuth, HubPrincipal, RequestInfo } from './config.ts';
+import { ConnectionGuard, tokenExpiredError } from './auth/connection-guard.ts';
+import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from './config.ts';
 import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
@@ -30,6 +31,8 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   readonly nodeName: string;
   readonly protocolVersions: readonly number[];
   readonly helloTimeoutMs: number;
+  /** Rate, expiry and slow-consumer limits (see `ConnectionGuard`). */
+  readonly limits: HubLimits;
   readonly request: RequestInfo;
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
   readonly upgradeToken: string | undefined;
@@ -51,6 +54,7 @@ export class Connection {
   readonly #deps: ConnectionDeps;
   readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
+  readonly #guard: ConnectionGuard;
   readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
@@ -58,10 +62,32 @@ export class Connection {
     this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
     this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
+    const { metrics } = deps;
+    this.#guard = new ConnectionGuard(ws, {
+      limits: deps.limits,
+      onExpired: () => this.#endSubscriptions(tokenExpiredError()),
+      close: (code, reason) => this.close(code, reason),
+      terminate: () => this.terminate(),
+      onLimitClose: (code) => {
+        metrics.closes.inc({ code: String(code) });
+        this.#log.warn({ code, subject: this.#principal?.subject }, 'connection closed by a limit');
+      },
+      onBufferedPeak: (bytes) => {
+        metrics.hot.outboundBufferedPeak = Math.max(metrics.hot.outboundBufferedPeak, bytes);
+      },
+    });
+    const gate = this.#guard.gate;
     this.#subscriptions = new ConnectionSubscriptions({
       ...deps,
       logger: this.#log,
-      sink: { send: (message) => this.send(message), sendBatch: (batch) => this.#sendBatch(batch) },
+      sink: {
+        send: (message) => this.send(message),
+        sendBatch: (batch) => this.#sendBatch(batch),
+        get behind() {
+          return gate.behind;
+        },
+        whenDrained: () => gate.whenDrained(),
+      },
     });
     this.#helloTimer = setTimeout(
       () => this.#protocolError(undefined, 'no hello received in time'),
@@ -90,6 +116,7 @@ export class Connection {
     this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
     this.#deps.metrics.hot.framesSent++;
+    this.#guard.gate.noteSent();
   }
 
   #sendBatch(batch: LiveBatch): void {
@@ -97,6 +124,7 @@ export class Connection {
     this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
     this.#deps.metrics.hot.framesSent++;
+    this.#guard.gate.noteSent();
   }
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
@@ -149,8 +177,9 @@ export class Connection {
         this.send({ type: 'pong', id: message.id });
         return;
       case 'auth':
-        this.#principal = await this.#deps.auth.authenticate(message.token, this.#deps.request);
+        this.#setPrincipal(await this.#deps.auth.authenticate(message.token, this.#deps.request));
         this.send({ type: 'authenticated', id: message.id });
+        await this.#recheckSubscriptions();
         return;
       case 'subscribe':
         // Registered at once (so an unsubscribe right behind it finds it), started once authorized.
@@ -167,6 +196,7 @@ export class Connection {
   }
 
   async #append(message: AppendRequest): Promise<void> {
+    this.#guard.checkAppend();
     // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
     const authorized = this.#authorize('append', message.sessionId);
     const { metrics, pipeline } = this.#deps;
@@ -195,9 +225,8 @@ export class Connection {
       return false;
     }
     try {
-      this.#principal = await this.#deps.auth.authenticate(
-        message.token ?? this.#deps.upgradeToken,
-        this.#deps.request,
+      this.#setPrincipal(
+        await this.#deps.auth.authenticate(message.token ?? this.#deps.upgradeToken, this.#deps.request),
       );
     } catch (error) {
       this.#sendError(toHubError(error), message.id);
@@ -211,6 +240,30 @@ export class Connection {
     return true;
   }
 
+  #setPrincipal(principal: HubPrincipal): void {
+    this.#principal = principal;
+    this.#guard.setPrincipal(principal);
+  }
+
+  /** End every subscription with `error` (e.g. TOKEN_EXPIRED), telling the client which sessions ended. */
+  #endSubscriptions(error: HubError, sessionIds = this.#subscriptions.sessionIds): void {
+    for (const sessionId of sessionIds) {
+      this.#subscriptions.unsubscribe(sessionId);
+      this.#sendError(error, undefined, sessionId);
+    }
+  }
+
+  /** After a token refresh: end the subscriptions the new token no longer covers (FORBIDDEN). */
+  async #recheckSubscriptions(): Promise<void> {
+    for (const sessionId of this.#subscriptions.sessionIds) {
+      try {
+        await this.#authorize('read', sessionId);
+      } catch (error) {
+        if (this.#subscriptions.sessionIds.includes(sessionId)) this.#endSubscriptions(toHubError(error), [sessionId]);
+      }
+    }
+  }
+
   #protocolError(id: number | undefined, reason: string, error?: HubError): void {
     this.#sendError(error ?? new HubError(HubErrorCode.BAD_REQUEST, reason), id);
     this.close(CloseCode.PROTOCOL_ERROR, reason.slice(0, 120));
@@ -220,6 +273,7 @@ export class Connection {
   #onClose(): void {
     clearTimeout(this.#helloTimer);
     this.#state = 'closed';
+    this.#guard.dispose();
     this.#subscriptions.closeAll();
     this.#deps.onClose(this);
   }

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/index.ts';
 import { AppendPipeline } from './append-pipeline.ts';
-import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
+import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import { Connection } from './connection.ts';
 import { createHttpHandler } from './http-routes.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -109,6 +109,7 @@ export function createHub(input: HubConfig): Hub {
       nodeName,
       protocolVersions: config.protocolVersions,
       helloTimeoutMs: limits.helloTimeoutMs,
+      limits,
       pageSize: limits.catchUpPageSize,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,
@@ -184,6 +185,8 @@ export function createHub(input: HubConfig): Hub {
             port,
           };
           logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
+          if (config.auth === openAuth)
+            logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
           resolve(listening);
         });
       }),

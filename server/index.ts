@@ -14,3 +14,4 @@ export {
 export { HubError, httpStatusOf, toHubError, type ErrorDetails } from './hub-error.ts';
 export { HubMetrics } from './metrics.ts';
 export { requestToken } from './request-token.ts';
+export * from './auth/index.ts';

@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export class HubMetrics {
   readonly registry = new Registry();
   /** Counts bumped on the fan-out hot path as plain numbers; the counters read them at scrape time. */
-  readonly hot = { deliveries: 0, framesSent: 0 };
+  readonly hot = { deliveries: 0, framesSent: 0, outboundBufferedPeak: 0 };
   readonly connections: Gauge;
   readonly subscriptions: Gauge;
   readonly watchedSessions: Gauge;
@@ -24,6 +24,10 @@ export class HubMetrics {
   readonly resets: Counter;
   readonly errors: Counter<'code'>;
   readonly httpRequests: Counter<'route' | 'status'>;
+  readonly slowConsumerPauses: Counter;
+  readonly closes: Counter<'code'>;
+  /** Highest outbound buffered byte count seen on any connection after a send (slow-consumer bound check). */
+  readonly outboundBufferedPeak: Gauge;
 
   constructor(prefix: string, nodeName: string) {
     const registers = [this.registry];
@@ -109,6 +113,25 @@ export class HubMetrics {
       help: 'HTTP requests by route and status',
       labelNames: ['route', 'status'],
       registers,
+    });
+    this.slowConsumerPauses = new Counter({
+      name: `${prefix}slow_consumer_pauses_total`,
+      help: 'Live subscriptions switched to catch-up because their connection fell behind',
+      registers,
+    });
+    this.closes = new Counter({
+      name: `${prefix}closes_total`,
+      help: 'Connections closed by the hub for a limit, by close code (4008 slow consumer, 4029 rate limited)',
+      labelNames: ['code'],
+      registers,
+    });
+    this.outboundBufferedPeak = new Gauge({
+      name: `${prefix}outbound_buffered_bytes_peak`,
+      help: 'Highest outbound buffered byte count seen on one connection after a send',
+      registers,
+      collect() {
+        this.set(hot.outboundBufferedPeak);
+      },
     });
   }
 }

@@ -11,6 +11,10 @@ export interface SubscriberSink {
   send(message: ServerMessage): void;
   /** Send a live batch (its shared, pre-encoded frame). */
   sendBatch(batch: LiveBatch): void;
+  /** The connection's outbound queue is over its bound (a slow consumer): push no more events for now. */
+  readonly behind: boolean;
+  /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
+  whenDrained(): Promise<void>;
 }
 
 export interface SubscriptionDeps {
@@ -33,7 +37,7 @@ const retryMinMs = 100;
 const retryMaxMs = 5000;
 
 /** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
-export type SubscriptionState = 'starting' | 'catching-up' | 'live' | 'closed';
+export type SubscriptionState = 'starting' | 'catching-up' | 'paused' | 'live' | 'closed';
 
 /** The error of a subscribe whose subscription was unsubscribed before it started (nothing was sent). */
 export function unsubscribedMeanwhile(sessionId: string): HubError {
@@ -124,7 +128,8 @@ export class Subscription implements ChannelListener {
   }
 
   onBatch(batch: LiveBatch): void {
-    if (this.#state === 'closed') return;
+    // Paused (slow consumer): drop live batches, the catch-up re-reads them from the store once drained.
+    if (this.#state === 'closed' || this.#state === 'paused') return;
     if (this.#state !== 'live') {
       this.#bufferBatch(batch);
       return;
@@ -136,6 +141,12 @@ export class Subscription implements ChannelListener {
         'live gap: catching up from the store',
       );
       this.#bufferBatch(batch);
+      this.#startCatchUp();
+      return;
+    }
+    if (this.#deps.sink.behind) {
+      // Slow consumer: stop pushing live events; catch up from the store at the client's own pace.
+      this.#deps.metrics.slowConsumerPauses.inc();
       this.#startCatchUp();
       return;
     }
@@ -190,6 +201,14 @@ export class Subscription implements ChannelListener {
   async #catchUp(generation: number): Promise<void> {
     let retryMs = retryMinMs;
     while (generation === this.#generation) {
+      if (this.#deps.sink.behind) {
+        this.#state = 'paused';
+        this.#buffer = [];
+        this.#bufferedEvents = 0;
+        await this.#deps.sink.whenDrained();
+        if (generation !== this.#generation) return;
+        this.#state = 'catching-up';
+      }
       try {
         const waitMs = await this.#catchUpStep();
         if (waitMs === 'live') return;

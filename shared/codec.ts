@@ -1,4 +1,5 @@
 import { Packr } from 'msgpackr';
+import type { ClientMessage, ServerMessage } from './protocol.ts';
 
 /**
  * The wire codec of protocol v1: binary frames are plain msgpack (no records, no extensions any client cannot
@@ -15,14 +16,22 @@ export class FrameDecodeError extends Error {
   readonly code = 'PARSE_ERROR';
 }
 
-/** Encode one message as a binary (msgpack) frame. */
-export function encodeFrame(message: unknown): Uint8Array {
+/** Encode one protocol message as a binary (msgpack) frame. */
+export function encodeFrame(message: ClientMessage | ServerMessage): Uint8Array {
   return packr.pack(message);
 }
 
-/** Encode one message as a text (JSON) frame, for clients that speak JSON. */
-export function encodeTextFrame(message: unknown): string {
+/** Encode one protocol message as a text (JSON) frame, for clients that speak JSON. */
+export function encodeTextFrame(message: ClientMessage | ServerMessage): string {
   return JSON.stringify(message);
+}
+
+/**
+ * Encode any value the way `encodeFrame` encodes a message, unchecked: for tests and tools that send malformed
+ * frames on purpose, or compare encodings of other values. Protocol code uses `encodeFrame`.
+ */
+export function encodeMsgpackValue(value: unknown): Uint8Array {
+  return packr.pack(value);
 }
 
 /**

@@ -130,3 +130,39 @@ export interface EventDraft {
   readonly surfaceOp?: SurfaceOp | undefined;
   readonly sourceEventSeqs?: readonly number[] | undefined;
 }
+
+/** `T` when it is not a known type, else `never`: an extension draft cannot claim a known type. */
+export type ExtensionEventType<T extends string> = T extends KnownEventType ? never : T;
+
+/**
+ * A draft of an extension event (any other well-formed `<domain>/<name>` type): JSON data, no surface fields.
+ * With a literal `T` (see `CheckedDrafts`) a known type is refused; the default `string` is what TS can say about
+ * a type only known at run time.
+ */
+export interface ExtensionEventDraft<T extends string = string> {
+  readonly type: ExtensionEventType<T>;
+  readonly data: JsonValue;
+  readonly surfaceOp?: never;
+  readonly sourceEventSeqs?: never;
+}
+
+/**
+ * The strict draft for appending, for SDK signatures (`EventDraft` stays the loose run-time input of the wire edge):
+ * a known type with its data shape, or an extension draft with JSON data.
+ */
+export type AppendDraft = KnownEventDraft | ExtensionEventDraft;
+
+/** The draft type required for a draft whose `type` is `T`: the known shape, an extension, or (for `string`) either. */
+export type AppendDraftFor<T extends string> = string extends T
+  ? AppendDraft
+  : T extends KnownEventType
+    ? Extract<KnownEventDraft, { readonly type: T }>
+    : ExtensionEventDraft<T>;
+
+/**
+ * Checks draft literals element by element, so that a known type with a mistyped `data` cannot pass as an
+ * extension draft: `append<const D extends readonly AppendDraft[]>(drafts: D & CheckedDrafts<D>)`.
+ */
+export type CheckedDrafts<D extends readonly AppendDraft[]> = {
+  readonly [K in keyof D]: AppendDraftFor<D[K]['type']>;
+};

@@ -126,6 +126,12 @@ class Freezer {
       const extra = Reflect.ownKeys(array).find((key) => key !== 'length' && !isIndex(key, length));
       this.fail(`array has an extra property ${String(extra)}`);
     }
+    // Only indices and `length` remain: every index must also be enumerable (the reference rejects non-enumerable
+    // own properties, and `JSON.stringify` keeps such an element while `Object.keys`-based copies drop it).
+    if (Object.keys(array).length !== length) {
+      const hidden = names.find((name) => name !== 'length' && !propertyIsEnumerable.call(array, name));
+      this.fail('non-enumerable own property is not JSON', Number(hidden));
+    }
     return Object.freeze(copy);
   }
 

@@ -25,11 +25,14 @@ export const LifecycleViolationCode = {
   DUPLICATE_CALL_ID: 'DUPLICATE_CALL_ID',
   /** An append-origin `tool/result` that answers no unanswered `tool/call` of its turn. */
   RESULT_WITHOUT_CALL: 'RESULT_WITHOUT_CALL',
-  /** A `tool/call` without a result when its turn ends (or, with `complete`, when the log ends). */
+  /**
+   * A `tool/call` without a result when its turn ends (or, with `complete`, when the log ends, or when a
+   * `turn/start` abandons its still-open turn).
+   */
   CALL_UNANSWERED: 'CALL_UNANSWERED',
   /** With `complete`: the log ends inside a turn. */
   TURN_NOT_CLOSED: 'TURN_NOT_CLOSED',
-  /** With `complete`: the log ends inside a step. */
+  /** A step never closed: with `complete`, the log ends inside it; or a `turn/start` abandons its open turn. */
   STEP_NOT_CLOSED: 'STEP_NOT_CLOSED',
 } as const;
 export type LifecycleViolationCode = (typeof LifecycleViolationCode)[keyof typeof LifecycleViolationCode];
@@ -65,7 +68,9 @@ export class LifecycleTracker {
 
   apply(event: SessionEvent): void {
     if (!isKnownEvent(event)) return;
-    const replacement = typeof event.surfaceOp === 'object';
+    // Replacement events (any `surfaceOp` of kind replace) rewrite the surface, not the run: the reference exempts
+    // them from step membership and call matching, so they take no part in the lifecycle at all.
+    if (typeof event.surfaceOp === 'object') return;
     switch (event.type) {
       case 'turn/start':
         return this.#turnStart(event.seq, event.data.turn);
@@ -79,13 +84,12 @@ export class LifecycleTracker {
       case 'assistant/message':
         return this.#inStep(event);
       case 'system/message':
-        if (!replacement && event.data.turn !== undefined && event.data.step !== undefined) this.#inStep(event);
+        if (event.data.turn !== undefined && event.data.step !== undefined) this.#inStep(event);
         return;
       case 'tool/call':
         this.#inStep(event);
         return this.#call(event.seq, event.data.callId, event.data.name);
       case 'tool/result':
-        if (replacement) return;
         this.#inStep(event);
         return this.#result(event.seq, event.data.message.toolCallId, event.data.message.toolName);
       default:
@@ -107,8 +111,16 @@ export class LifecycleTracker {
   }
 
   #turnStart(seq: number, turn: number): void {
-    if (this.openTurn !== undefined) {
-      this.#add(seq, 'TURN_ALREADY_OPEN', `turn ${turn} starts while turn ${this.openTurn.turn} is open`);
+    const abandoned = this.openTurn;
+    if (abandoned !== undefined) {
+      // The open turn never gets its turn/end: what that turn/end (or the end of a complete log) would have
+      // reported is reported here, or its open step and unanswered calls would go unnoticed.
+      this.#add(seq, 'TURN_ALREADY_OPEN', `turn ${turn} starts while turn ${abandoned.turn} is open`);
+      if (abandoned.openStep > 0) {
+        const step = `step ${abandoned.openStep} of turn ${abandoned.turn}`;
+        this.#add(seq, 'STEP_NOT_CLOSED', `${step} is still open when turn ${turn} starts`);
+      }
+      this.#unanswered(seq, abandoned);
     }
     if (turn !== this.#lastTurn + 1) {
       this.#add(seq, 'TURN_OUT_OF_ORDER', `turn ${turn} starts after turn ${this.#lastTurn}`);

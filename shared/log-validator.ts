@@ -1,4 +1,5 @@
 import { invalidEvent as invalid, isNonNegativeSafeInteger, surfaceViolation as violation } from './check-helpers.ts';
+import { describeValue } from './describe-value.ts';
 import { SessionLogError } from './errors.ts';
 import { checkKnownData } from './event-shape.ts';
 import { isKnownType, isSurfaceType, isWellFormedEventType } from './event-types.ts';
@@ -23,7 +24,7 @@ function normalize(input: unknown, seq: number, stored: boolean): ValidatedDraft
     if (!allowed.has(key) && fields[key] !== undefined) invalid(`unknown envelope field '${key}'`, key);
   }
   const { type, data, surfaceOp, sourceEventSeqs } = fields;
-  if (!isWellFormedEventType(type)) invalid(`type must be a '<domain>/<name>' string, got ${JSON.stringify(type)}`);
+  if (!isWellFormedEventType(type)) invalid(`type must be a '<domain>/<name>' string, got ${describeValue(type)}`);
   if (data === undefined) invalid('is required', 'data');
   const frozenData = freezeJson(data, 'data');
   if (isKnownType(type)) checkKnownData(type, frozenData);
@@ -119,7 +120,7 @@ export class LogValidator {
 function storedTime(input: unknown, seq: number): number {
   if (typeof input !== 'object' || input === null) invalid('an event must be an object');
   const { seq: givenSeq, time } = input as { seq?: unknown; time?: unknown };
-  if (givenSeq !== seq) invalid(`seq must be ${seq} (its position in the log), got ${JSON.stringify(givenSeq)}`, 'seq');
+  if (givenSeq !== seq) invalid(`seq must be ${seq} (its position in the log), got ${describeValue(givenSeq)}`, 'seq');
   if (!isNonNegativeSafeInteger(time)) invalid('must be a non-negative safe integer (epoch ms)', 'time');
   return time;
 }

@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.ts';
 import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
 import type {
   ClientMessage,
@@ -127,7 +128,8 @@ function readerFor(value: unknown, side: 'client' | 'server'): { reader: Reader;
     const id = own(value, 'id');
     throw new ProtocolParseError('message: field "type" must be a string', isSeq(id) ? id : undefined);
   }
-  return { reader: new Reader(value, type), type };
+  // Error messages start with the type; a long unknown one is named once, shortened, by the unknown-type error.
+  return { reader: new Reader(value, type.length > 64 ? 'message' : type), type };
 }
 
 function parseDraft(reader: Reader, value: unknown, index: number): EventDraft {
@@ -198,13 +200,8 @@ export function parseClientMessage(value: unknown): ClientMessage {
     case 'ping':
       return { type, id: reader.index('id') };
     default:
-      return reader.fail(`unknown message type "${type}"`);
+      return reader.fail(`unknown message type ${describeValue(type)}`);
   }
-}
-
-/** `asserts` form of `parseClientMessage` (the value itself is narrowed; drafts are not copied). */
-export function assertClientMessage(value: unknown): asserts value is ClientMessage {
-  parseClientMessage(value);
 }
 
 function parseEvents(reader: Reader): readonly SessionEvent[] {
@@ -294,11 +291,6 @@ export function parseServerMessage(value: unknown): ServerMessage {
     case 'error':
       return parseError(reader);
     default:
-      return reader.fail(`unknown message type "${type}"`);
+      return reader.fail(`unknown message type ${describeValue(type)}`);
   }
-}
-
-/** `asserts` form of `parseServerMessage`. */
-export function assertServerMessage(value: unknown): asserts value is ServerMessage {
-  parseServerMessage(value);
 }

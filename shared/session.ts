@@ -1,6 +1,7 @@
 import { SessionLogError } from './errors.ts';
 import type { DerivedMessage, EventDraft, SessionEvent, ValidatedDraft } from './events.ts';
 import { isNonNegativeSafeInteger } from './check-helpers.ts';
+import { describeValue } from './describe-value.ts';
 import { LogValidator, toEvent } from './log-validator.ts';
 import { MessageProjector } from './message-projector.ts';
 
@@ -86,9 +87,13 @@ export class Session {
     this.#refuseReentry();
     const time = this.#clock();
     if (!isNonNegativeSafeInteger(time)) {
-      throw new SessionLogError('INVALID_EVENT', `clock returned ${time}, not a non-negative safe integer`, {
-        seq: this.length,
-      });
+      throw new SessionLogError(
+        'INVALID_EVENT',
+        `clock returned ${describeValue(time)}, not a non-negative safe integer`,
+        {
+          seq: this.length,
+        },
+      );
     }
     const [validated] = this.#validator.checkDrafts([draft], true);
     const event = toEvent(validated!, this.#events.length, time);

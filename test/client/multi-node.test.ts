@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { Subscription } from '../../client/index.ts';
-import { encodeFrame } from '../../shared/codec.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
@@ -65,10 +65,10 @@ describe('several watchers on two hub nodes (one Redis)', () => {
     const log = await stores[1]!.read(sessionId, 0, 10_000);
     expect(log).toHaveLength(lastSeq + 1);
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
-    const expectedBytes = Buffer.from(encodeFrame(log));
+    const expectedBytes = Buffer.from(encodeMsgpackValue(log));
     const expectedMessages = deriveMessages(log);
     for (const watcher of watchers) {
-      expect(Buffer.from(encodeFrame(watcher.events)).equals(expectedBytes)).toBe(true);
+      expect(Buffer.from(encodeMsgpackValue(watcher.events)).equals(expectedBytes)).toBe(true);
       expect(watcher.messages).toEqual(expectedMessages);
     }
   });

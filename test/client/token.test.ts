@@ -46,7 +46,7 @@ describe('tokens', () => {
     await client.append('token/1', { type: 'x/y', data: 2 });
   });
 
-  it('a refused refresh rejects with the hub code; a refused hello closes the client with CONNECTION_REFUSED', async () => {
+  it('a refused refresh rejects with the hub code; a fixed token refused at hello closes the client', async () => {
     let token = 'good-a';
     const client = new HubClient({ url: hub.wsUrl, token: () => token });
     clients.push(client);

@@ -1,8 +1,7 @@
 import { WebSocket } from 'ws';
 import {
   decodeFrame,
-  encodeFrame,
-  encodeTextFrame,
+  encodeMsgpackValue,
   parseServerMessage,
   PROTOCOL_VERSION,
   type ClientMessage,
@@ -86,7 +85,7 @@ export class RawHubClient {
 
   /** Send a message (encoded in the client's format). */
   send(message: unknown): void {
-    this.ws.send(this.format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
+    this.ws.send(this.format === 'binary' ? encodeMsgpackValue(message) : JSON.stringify(message));
   }
 
   /** Send raw bytes (binary frame) or text (text frame). */

@@ -10,6 +10,7 @@ describe('session-hub serve: arguments', () => {
       keyPrefix: undefined,
       logLevel: 'info',
       nodeName: undefined,
+      auth: { mode: 'open' },
     });
   });
 
@@ -29,6 +30,7 @@ describe('session-hub serve: arguments', () => {
       keyPrefix: 'env:',
       logLevel: 'warn',
       nodeName: 'n1',
+      auth: { mode: 'open' },
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { decodeFrame, encodeFrame, encodeTextFrame, FrameDecodeError } from '../../shared/index.ts';
+import type { AppendRequest } from '../../shared/index.ts';
+import { decodeFrame, encodeFrame, encodeMsgpackValue, encodeTextFrame, FrameDecodeError } from '../../shared/index.ts';
 
 describe('wire codec', () => {
   it('round-trips a message through msgpack and JSON frames', () => {
-    const message = { type: 'append', id: 7, sessionId: 's', events: [{ type: 'x/y', data: { a: [1, 'b', null] } }] };
+    const message: AppendRequest = {
+      type: 'append',
+      id: 7,
+      sessionId: 's',
+      events: [{ type: 'x/y', data: { a: [1, 'b', null] } }],
+    };
     expect(decodeFrame(encodeFrame(message))).toEqual(message);
     expect(decodeFrame(encodeTextFrame(message))).toEqual(message);
   });
 
   it('keeps integers up to 2^53-1 exact', () => {
-    expect(decodeFrame(encodeFrame({ n: Number.MAX_SAFE_INTEGER, m: -1 }))).toEqual({
+    expect(decodeFrame(encodeMsgpackValue({ n: Number.MAX_SAFE_INTEGER, m: -1 }))).toEqual({
       n: Number.MAX_SAFE_INTEGER,
       m: -1,
     });

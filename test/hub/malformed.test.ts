@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame } from '../../shared/index.ts';
+import { encodeMsgpackValue } from '../../shared/index.ts';
 import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -65,13 +65,13 @@ describe('hub: malformed frames and invalid events', () => {
     await expectError('{"type": "append", ', /^PARSE_ERROR$/);
     await expectError('not json at all', /^PARSE_ERROR$/);
     await expectError('[1, 2, 3]', /^BAD_REQUEST$/);
-    await expectError(encodeFrame(42), /^BAD_REQUEST$/);
-    await expectError(encodeFrame({ type: 'teleport', id: 1 }), /^BAD_REQUEST$/);
-    await expectError(encodeFrame({ type: 'subscribe', id: 2, sessionId: 7 }), /^BAD_REQUEST$/);
-    await expectError(encodeFrame({ type: 'append', id: 3, sessionId, events: 'all of them' }), /^BAD_REQUEST$/);
-    await expectError(encodeFrame({ type: 'append', id: 4, sessionId, events: [null] }), /^BAD_REQUEST$/);
+    await expectError(encodeMsgpackValue(42), /^BAD_REQUEST$/);
+    await expectError(encodeMsgpackValue({ type: 'teleport', id: 1 }), /^BAD_REQUEST$/);
+    await expectError(encodeMsgpackValue({ type: 'subscribe', id: 2, sessionId: 7 }), /^BAD_REQUEST$/);
+    await expectError(encodeMsgpackValue({ type: 'append', id: 3, sessionId, events: 'all of them' }), /^BAD_REQUEST$/);
+    await expectError(encodeMsgpackValue({ type: 'append', id: 4, sessionId, events: [null] }), /^BAD_REQUEST$/);
     await expectError(
-      encodeFrame({ type: 'append', id: 5, sessionId: 'bad{id}', events: [user('x')] }),
+      encodeMsgpackValue({ type: 'append', id: 5, sessionId: 'bad{id}', events: [user('x')] }),
       /^BAD_REQUEST$/,
     );
     const reply = hostile.ofType('error').find((error) => error.id === 3);

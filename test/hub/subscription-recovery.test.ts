@@ -15,6 +15,8 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
   const messages: ServerMessage[] = [];
   return {
     messages,
+    behind: false,
+    whenDrained: () => Promise.resolve(),
     send: (message) => messages.push(message),
     sendBatch: (batch) => messages.push(batch.message),
     seqs: () => messages.flatMap((message) => (message.type === 'events' ? message.events.map((e) => e.seq) : [])),

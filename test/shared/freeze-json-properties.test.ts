@@ -20,4 +20,16 @@ describe('freezeJson properties', () => {
       { numRuns: 300 },
     );
   });
+
+  it('rejects an array with any element made non-enumerable, naming that index', () => {
+    fc.assert(
+      fc.property(fc.array(losslessJson, { minLength: 1, maxLength: 6 }), fc.nat(), (items, pick) => {
+        const index = pick % items.length;
+        const array = [...items];
+        Object.defineProperty(array, index, { enumerable: false });
+        expect(() => freezeJson({ list: array })).toThrow(`data.list[${index}]: non-enumerable own property`);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -115,6 +115,15 @@ describe('freezeJson rejects what JSON cannot carry, naming the path', () => {
     expect(rejection({ object }).path).toBe('data.object.hidden');
   });
 
+  it('rejects a non-enumerable array index, also when an enumerable extra property balances the key count', () => {
+    const hidden = [1, 2];
+    Object.defineProperty(hidden, 0, { enumerable: false });
+    expect(rejection(hidden).path).toBe('data[0]');
+    const balanced = Object.assign([1, 2], { x: 1 });
+    Object.defineProperty(balanced, 1, { enumerable: false });
+    expect(rejection(balanced).message).toMatch(/extra property x/);
+  });
+
   it('rejects sparse arrays', () => {
     // eslint-disable-next-line no-sparse-arrays
     expect(rejection([1, , 3]).path).toBe('data[1]');

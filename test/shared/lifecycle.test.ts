@@ -23,6 +23,23 @@ describe('validateLifecycle', () => {
     ['turns not from 1', [turnStart(2)], [[0, 'TURN_OUT_OF_ORDER']]],
     ['a skipped turn number', [turnStart(1), turnEnd(1), turnStart(3)], [[2, 'TURN_OUT_OF_ORDER']]],
     ['a turn opened inside another', [turnStart(1), turnStart(2)], [[1, 'TURN_ALREADY_OPEN']]],
+    [
+      'a turn opened inside another, with that turn’s open step and unanswered call',
+      [turnStart(1), stepStart(1, 1), call('c'), turnStart(2), stepStart(2, 1), stepEnd(2, 1), turnEnd(2)],
+      [
+        [3, 'TURN_ALREADY_OPEN'],
+        [3, 'STEP_NOT_CLOSED'],
+        [3, 'CALL_UNANSWERED'],
+      ],
+    ],
+    [
+      'an unanswered call of a turn abandoned by the next turn/start, once',
+      [turnStart(1), stepStart(1, 1), call('c'), stepEnd(1, 1), turnStart(2)],
+      [
+        [4, 'TURN_ALREADY_OPEN'],
+        [4, 'CALL_UNANSWERED'],
+      ],
+    ],
     ['turn/end without a turn', [turnEnd(1)], [[0, 'TURN_NOT_OPEN']]],
     ['turn/end of another number', [turnStart(1), turnEnd(2)], [[1, 'TURN_NOT_OPEN']]],
     ['turn/end inside a step', [turnStart(), stepStart(), turnEnd()], [[2, 'TURN_ENDED_WITH_OPEN_STEP']]],
@@ -68,6 +85,12 @@ describe('validateLifecycle', () => {
   it('exempts replacement events from step membership and call matching', () => {
     const items = [turnStart(), stepStart(), call('c'), result('c', 'long'), stepEnd(), turnEnd()];
     expect(violations([...items, result('c', 'pruned', replace(3, 3, [3]))], true)).toEqual([]);
+  });
+
+  it('exempts an assistant/message replacement (a summary after its turn ended) from the open-step check', () => {
+    const items = [turnStart(), stepStart(), assistant('long'), stepEnd(), turnEnd()];
+    expect(violations([...items, assistant('summary', replace(2, 2, [2]))], true)).toEqual([]);
+    expect(violations([assistant('x'), assistant('summary', replace(0, 0, [0]))])).toEqual([[0, 'EVENT_OUTSIDE_STEP']]);
   });
 
   it('with complete, requires closed turns and steps and answered calls at the end', () => {

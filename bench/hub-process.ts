@@ -1,0 +1,35 @@
+/**
+ * Child-process entry of one hub node for the bench (see child/probe.ts for the IPC): a `RedisStore` on
+ * BENCH_CONFIG.redisUrl and `createHub` on 127.0.0.1, a free port. Logs at LOG_LEVEL (default warn).
+ */
+import { createHub, RedisStore } from '../server/index.ts';
+import { serveInChild } from './child/probe.ts';
+
+export interface HubProcessConfig {
+  readonly redisUrl: string;
+  readonly nodeName: string;
+}
+
+const config = JSON.parse(process.env['BENCH_CONFIG'] ?? '{}') as HubProcessConfig;
+
+await serveInChild(async () => {
+  const store = await RedisStore.open({ url: config.redisUrl });
+  const hub = createHub({
+    store,
+    port: 0,
+    host: '127.0.0.1',
+    nodeName: config.nodeName,
+    logLevel: process.env['LOG_LEVEL'] ?? 'warn',
+    // The per-connection append rate limit (1,000/s by default) protects a shared hub from one client; a load
+    // generator is that one client on purpose, so the benchmark measures the hub, not the limiter.
+    limits: { appendsPerSecond: 10_000_000, appendBurst: 10_000_000 },
+  });
+  const address = await hub.listen();
+  return {
+    ports: [address.port],
+    stop: async () => {
+      await hub.close();
+      await store.close();
+    },
+  };
+});

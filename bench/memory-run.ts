@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Closable } from './clients/types.ts';
+import { stopAll, type SystemTarget } from './targets.ts';
+
+export interface IdleMemoryResult {
+  readonly connections: number;
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+  readonly heapBeforeBytes: number;
+  readonly heapAfterBytes: number;
+  /** (RSS after − RSS before) / connections, both after full GC. */
+  readonly rssPerConnectionBytes: number;
+  readonly heapPerConnectionBytes: number;
+}
+
+async function connectAll(target: SystemTarget, port: number, count: number, label: string): Promise<Closable[]> {
+  const connections: Closable[] = [];
+  for (let first = 0; first < count; first += 100) {
+    const batch = Array.from({ length: Math.min(100, count - first) }, (_, offset) =>
+      target.system.subscribe(port, `${label}-${first + offset}`, () => undefined),
+    );
+    connections.push(...(await Promise.all(batch)));
+  }
+  return connections;
+}
+
+/**
+ * Scenario 4: RSS per idle subscribed connection. The server runs with --expose-gc; each connection subscribes to
+ * its own session (a UI watching one agent). A warm-up round of connections first loads every code path, then
+ * the server's memory is sampled after full GC before and after `connections` idle subscribers.
+ */
+export async function measureIdleMemory(
+  target: SystemTarget,
+  connections: number,
+  settleMs = 1000,
+): Promise<IdleMemoryResult> {
+  const [server] = await target.start(1, { exposeGc: true });
+  if (server === undefined) throw new Error('no server');
+  const port = server.ports[0]!;
+  const label = `bench-idle-${Date.now()}`;
+  try {
+    const warmup = await connectAll(target, port, 200, `${label}-warmup`);
+    for (const connection of warmup) connection.close();
+    await sleep(settleMs / 2);
+    const before = await server.sampleAfterGc();
+    const open = await connectAll(target, port, connections, label);
+    await sleep(settleMs);
+    const after = await server.sampleAfterGc();
+    for (const connection of open) connection.close();
+    return {
+      connections,
+      rssBeforeBytes: before.rssBytes,
+      rssAfterBytes: after.rssBytes,
+      heapBeforeBytes: before.heapUsedBytes,
+      heapAfterBytes: after.heapUsedBytes,
+      rssPerConnectionBytes: (after.rssBytes - before.rssBytes) / connections,
+      heapPerConnectionBytes: (after.heapUsedBytes - before.heapUsedBytes) / connections,
+    };
+  } finally {
+    await stopAll([server]);
+  }
+}

@@ -1,0 +1,187 @@
+import { runFanoutCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
+import type { LatencySummary } from '../stats.ts';
+import { atLeast, atMost, type Row } from '../report.ts';
+import { socketIoTarget, stopAll, wsRelayTarget, type BenchContext, type SystemTarget } from '../targets.ts';
+
+export interface FanoutResults {
+  /** measurements[system][nodes][subscribers] */
+  readonly measurements: Record<
+    string,
+    Record<string, Record<string, { saturation: FanoutMeasurement; atLoad: FanoutMeasurement }>>
+  >;
+}
+
+const LATENCY_PERCENTILES: readonly [string, (summary: LatencySummary) => number][] = [
+  ['p50', (summary) => summary.p50Ms],
+  ['p99', (summary) => summary.p99Ms],
+  ['p99.9', (summary) => summary.p999Ms],
+];
+
+type Measured = { saturation: FanoutMeasurement; atLoad: FanoutMeasurement };
+
+async function measure(
+  key: string,
+  target: SystemTarget,
+  nodes: number,
+  subscriberCounts: readonly number[],
+  timing: Timing,
+  results: FanoutResults,
+  log: (line: string) => void,
+): Promise<void> {
+  const servers = await target.start(nodes);
+  try {
+    for (const subscribers of subscriberCounts) {
+      const measured = await runFanoutCase({
+        system: target.system,
+        servers,
+        subscribers,
+        sessionId: `bench-fanout-${key}-${nodes}-${subscribers}-${Date.now()}`,
+        timing,
+      });
+      ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
+      const { saturation, atLoad } = measured;
+      log(
+        `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
+          `(server ${saturation.serverCores.toFixed(2)} cores, load generator ${saturation.loadGeneratorCores.toFixed(2)}), ` +
+          `p99 ${atLoad.latency?.p99Ms ?? NaN} ms at ${Math.round(atLoad.offeredEventsPerSec ?? 0)} events/s`,
+      );
+    }
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+/** Scenario 2: one writer, 1 / 100 / 1,000 subscribers, one node and two; deliveries/s and latency. */
+export async function runFanout(
+  context: BenchContext,
+  hub: SystemTarget | undefined,
+  log: (line: string) => void,
+): Promise<{ rows: Row[]; raw: FanoutResults }> {
+  const timing: Timing = context.quick ? { warmupMs: 300, durationMs: 1200 } : { warmupMs: 1000, durationMs: 4000 };
+  const counts = context.quick ? [1, 1000] : [1, 100, 1000];
+  const results: FanoutResults = { measurements: {} };
+  // Quick: the single-node cases at both ends, the two-node hub; full: every combination.
+  const plan: [string, SystemTarget | undefined, number, readonly number[]][] = [
+    ['hub', hub, 1, counts],
+    ['hub', hub, 2, context.quick ? [1000] : counts],
+    ['ws', wsRelayTarget(), 1, counts],
+    ['socketio', socketIoTarget(context), 1, context.quick ? [1000] : counts],
+    ['socketio', socketIoTarget(context), 2, context.quick ? [] : counts],
+  ];
+  for (const [key, target, nodes, subscriberCounts] of plan) {
+    if (target === undefined || subscriberCounts.length === 0) continue;
+    try {
+      await measure(key, target, nodes, subscriberCounts, timing, results, log);
+    } catch (error) {
+      log(`fanout ${key} nodes=${nodes} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { rows: fanoutRows(results, counts), raw: results };
+}
+
+function get(results: FanoutResults, key: string, nodes: number, subscribers: number): Measured | undefined {
+  return results.measurements[key]?.[String(nodes)]?.[String(subscribers)];
+}
+
+/** The table rows of the fan-out scenario (pure: from the measurements). */
+export function fanoutRows(results: FanoutResults, counts: readonly number[]): Row[] {
+  const rows: Row[] = [];
+  for (const nodes of [1, 2]) {
+    for (const subscribers of counts) {
+      const hub = get(results, 'hub', nodes, subscribers);
+      const ws = nodes === 1 ? get(results, 'ws', 1, subscribers) : undefined;
+      const sio = get(results, 'socketio', nodes, subscribers);
+      if (hub === undefined && ws === undefined && sio === undefined) continue;
+      const scenario = `fan-out ${subscribers} sub${subscribers === 1 ? '' : 's'}, ${nodes} node${nodes === 1 ? '' : 's'}`;
+      const hubRate = hub?.saturation.deliveriesPerSec ?? null;
+      if (nodes === 1) {
+        const wsRate = ws?.saturation.deliveriesPerSec ?? null;
+        rows.push({
+          scenario,
+          metric: 'deliveries/s',
+          unit: '/s',
+          hub: hubRate,
+          baselineName: 'raw ws broadcast',
+          baseline: wsRate,
+          target: '≥ 80% of raw ws',
+          met: atLeast(hubRate, wsRate === null ? null : wsRate * 0.8),
+        });
+      }
+      const sioRate = sio?.saturation.deliveriesPerSec ?? null;
+      rows.push({
+        scenario,
+        metric: 'deliveries/s',
+        unit: '/s',
+        hub: hubRate,
+        baselineName: 'Socket.IO',
+        baseline: sioRate,
+        target: '≥ 3× Socket.IO',
+        met: atLeast(hubRate, sioRate === null ? null : sioRate * 3),
+      });
+      const perCore = hub?.saturation.deliveriesPerCpuSec ?? null;
+      for (const [baselineName, baseline] of nodes === 1
+        ? ([
+            ['raw ws broadcast', ws],
+            ['Socket.IO', sio],
+          ] as const)
+        : ([['Socket.IO', sio]] as const)) {
+        rows.push({
+          scenario,
+          metric: 'deliveries per server CPU-second (per core)',
+          unit: '/s',
+          hub: perCore,
+          baselineName,
+          baseline: baseline?.saturation.deliveriesPerCpuSec ?? null,
+          target: '≥ 150,000/s',
+          met: atLeast(perCore, 150_000),
+        });
+      }
+      const latencyBaseline = nodes === 1 ? ws : sio;
+      for (const [label, pick] of LATENCY_PERCENTILES) {
+        const value = hub?.atLoad.latency === undefined ? null : pick(hub.atLoad.latency);
+        const isP99 = label === 'p99';
+        rows.push({
+          scenario,
+          metric: `${label} append→receive at 50% load`,
+          unit: 'ms',
+          hub: value,
+          baselineName: nodes === 1 ? 'raw ws broadcast' : 'Socket.IO',
+          baseline: latencyBaseline?.atLoad.latency === undefined ? null : pick(latencyBaseline.atLoad.latency),
+          target: isP99 ? '≤ 5 ms' : '',
+          met: isP99 ? atMost(value, 5) : null,
+        });
+      }
+      rows.push({
+        scenario,
+        metric: 'server CPU per 1k events (saturation)',
+        unit: 'ms',
+        hub: hub?.saturation.cpuMsPer1kEvents ?? null,
+        baselineName: 'Socket.IO',
+        baseline: sio?.saturation.cpuMsPer1kEvents ?? null,
+        target: '',
+        met: null,
+      });
+      rows.push({
+        scenario,
+        metric: 'server / load-generator CPU, cores (saturation)',
+        unit: '',
+        hub: hub?.saturation.serverCores ?? null,
+        baselineName: 'load generator (hub run)',
+        baseline: hub?.saturation.loadGeneratorCores ?? null,
+        target: '',
+        met: null,
+      });
+      rows.push({
+        scenario,
+        metric: 'server event-loop lag p99 (saturation)',
+        unit: 'ms',
+        hub: hub?.saturation.cost.lagP99Ms ?? null,
+        baselineName: 'Socket.IO',
+        baseline: sio?.saturation.cost.lagP99Ms ?? null,
+        target: '',
+        met: null,
+      });
+    }
+  }
+  return rows;
+}

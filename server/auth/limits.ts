@@ -1,0 +1,57 @@
+/**
+ * The security limits this module adds to the hub's limits (the hub's `HubLimits` in server/config.ts holds the
+ * frame, batch, event, subscription, connection and hello limits). Every breach is answered with a typed error
+ * (or, where the connection must end, a close code); nothing is half-written and other clients are not affected.
+ * Sizes in bytes, times in ms.
+ */
+export interface SecurityLimits {
+  /** Deepest nesting of arrays/objects in an event. Breach: EVENT_TOO_LARGE (`details.maxDepth`). */
+  readonly maxEventDepth: number;
+  /** Sustained appends per second per connection (token bucket refill). Breach: RATE_LIMITED, `details.retryAfterMs`. */
+  readonly appendsPerSecond: number;
+  /** Appends a connection may make at once above the sustained rate (bucket size). */
+  readonly appendBurst: number;
+  /** A connection refused for its rate at least once a second for this long is closed 4029 (RATE_LIMITED). */
+  readonly rateLimitCloseAfterMs: number;
+  /**
+   * Outbound bytes a connection may have queued (ws `bufferedAmount`). Above it the hub stops pushing live events to
+   * that connection; its subscriptions catch up from the store once it drains (the log is the buffer).
+   */
+  readonly maxBufferedBytes: number;
+  /** A connection above `maxBufferedBytes` that drains nothing for this long is closed 4008 (SLOW_CONSUMER). */
+  readonly stallTimeoutMs: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** The defaults (see docs/security.md for the reasoning). */
+export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
+  maxEventDepth: 64,
+  appendsPerSecond: 1000,
+  appendBurst: 2000,
+  rateLimitCloseAfterMs: 10_000,
+  maxBufferedBytes: 1 * MiB,
+  stallTimeoutMs: 30_000,
+});
+
+/** A limit value that makes no sense (not a positive integer). */
+export class LimitsConfigError extends Error {
+  override readonly name = 'LimitsConfigError';
+}
+
+/** Check that every given limit is a positive safe integer (throws `LimitsConfigError` naming the first bad one). */
+export function checkLimits(limits: Readonly<Record<string, number>>): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new LimitsConfigError(`limit ${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+}
+
+/** Defaults overlaid with `overrides` (undefined fields keep the default), checked. */
+export function resolveSecurityLimits(overrides: Partial<SecurityLimits> = {}): SecurityLimits {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const limits: SecurityLimits = { ...DEFAULT_SECURITY_LIMITS, ...defined };
+  checkLimits({ ...limits });
+  return Object.freeze(limits);
+}

@@ -1,0 +1,120 @@
+import { OutboundFlow } from './outbound-flow.ts';
+
+/** The parts of a `ws` WebSocket the gate uses. */
+export interface GatedSocket {
+  readonly bufferedAmount: number;
+  pause(): void;
+  resume(): void;
+}
+
+export interface OutboundGateOptions {
+  readonly maxBufferedBytes: number;
+  readonly stallTimeoutMs: number;
+  /** How often the buffered byte count is checked while the connection is behind. Default 20 ms. */
+  readonly pollMs?: number;
+  /** The connection stopped reading for `stallTimeoutMs`: close it with SLOW_CONSUMER. Called once. */
+  readonly onStall: () => void;
+  /** A new highest buffered byte count for this connection (for metrics). */
+  readonly onPeak?: (bufferedBytes: number) => void;
+  /** Every time the connection falls behind (for metrics and logs). */
+  readonly onBehind?: (bufferedBytes: number) => void;
+  readonly now?: () => number;
+}
+
+/**
+ * Bounds one connection's outbound queue (slow-consumer handling). After every send the hub calls `noteSent()`;
+ * when the socket's buffered bytes pass `maxBufferedBytes` the connection is *behind*:
+ * - subscriptions stop pushing live events (they check `behind`) and wait in `whenDrained()` to catch up from the
+ *   store at the client's pace;
+ * - the socket stops reading requests (`pause()`), so a client that does not read its replies cannot make the hub
+ *   queue more of them (TCP backpressure on the client instead of memory on the hub).
+ * The gate polls the buffer while behind; once it is back under the bound it resumes reading and releases the
+ * waiters. A buffer that does not shrink at all for `stallTimeoutMs` calls `onStall` once.
+ */
+export class OutboundGate {
+  readonly #socket: GatedSocket;
+  readonly #flow: OutboundFlow;
+  readonly #options: OutboundGateOptions;
+  readonly #now: () => number;
+  #behind = false;
+  #closed = false;
+  #timer: NodeJS.Timeout | undefined;
+  #waiters: (() => void)[] = [];
+  #peakBufferedBytes = 0;
+
+  constructor(socket: GatedSocket, options: OutboundGateOptions) {
+    this.#socket = socket;
+    this.#options = options;
+    this.#flow = new OutboundFlow(options);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Is the connection over its outbound bound (re-checked now)? */
+  get behind(): boolean {
+    if (this.#behind) return true;
+    this.noteSent();
+    return this.#behind;
+  }
+
+  /** Highest buffered byte count seen after a send. */
+  get peakBufferedBytes(): number {
+    return this.#peakBufferedBytes;
+  }
+
+  /** Call after every send: tracks the peak and switches to *behind* when over the bound. */
+  noteSent(): void {
+    if (this.#closed) return;
+    const buffered = this.#socket.bufferedAmount;
+    if (buffered > this.#peakBufferedBytes) {
+      this.#peakBufferedBytes = buffered;
+      this.#options.onPeak?.(buffered);
+    }
+    if (this.#behind || buffered <= this.#options.maxBufferedBytes) return;
+    this.#behind = true;
+    this.#flow.observe(buffered, this.#now());
+    this.#socket.pause();
+    this.#options.onBehind?.(buffered);
+    this.#timer = setInterval(() => this.#poll(), this.#options.pollMs ?? 20);
+    this.#timer.unref();
+  }
+
+  /** Resolves once the connection is under its bound again (at once when it is), or when the gate closes. */
+  whenDrained(): Promise<void> {
+    if (!this.behind || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Stop polling and release every waiter (the connection is closing). */
+  close(): void {
+    this.#closed = true;
+    this.#stopPolling();
+    this.#release();
+  }
+
+  #poll(): void {
+    const state = this.#flow.observe(this.#socket.bufferedAmount, this.#now());
+    if (state === 'behind') return;
+    this.#stopPolling();
+    if (state === 'stalled') {
+      this.#closed = true;
+      this.#socket.resume(); // read again so the close handshake can complete
+      this.#options.onStall();
+      this.#release();
+      return;
+    }
+    this.#behind = false;
+    this.#socket.resume();
+    this.#release();
+  }
+
+  #stopPolling(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #release(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

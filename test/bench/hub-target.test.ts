@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillSessionInStore } from '../../bench/baselines/xrange.ts';
+import { runFanoutCase } from '../../bench/fanout-run.ts';
+import { hubTarget } from '../../bench/hub-target.ts';
+import { stopAll, type HubTarget } from '../../bench/targets.ts';
+import { RedisStore } from '../../server/index.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+let redis: RedisServer;
+let hub: HubTarget;
+beforeAll(async () => {
+  redis = await RedisServer.start();
+  hub = hubTarget({ quick: true, redisUrl: redis.url });
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+describe('hub target of the bench (tiny runs; figures not asserted)', () => {
+  it('fan-out across two hub child processes: every subscriber gets every event', async () => {
+    const servers = await hub.start(2);
+    try {
+      const { saturation, atLoad } = await runFanoutCase({
+        system: hub.system,
+        servers,
+        subscribers: 2,
+        sessionId: 'smoke-fanout',
+        timing: { warmupMs: 50, durationMs: 300 },
+      });
+      expect(saturation.deliveriesPerSec).toBeGreaterThan(0);
+      expect(atLoad.latency?.count).toBeGreaterThan(0);
+      expect(atLoad.overloaded).toBe(false);
+    } finally {
+      await stopAll(servers);
+    }
+  });
+
+  it('SDK and raw appenders, then catch-up: a replay from seq 0 sees every stored event, then live', async () => {
+    const store = await RedisStore.open({ url: redis.url });
+    const [server] = await hub.start(1);
+    try {
+      await fillSessionInStore(store, 'smoke-catchup', 1_500);
+      for (const client of ['SDK', 'raw'] as const) {
+        const appender = await hub.appender(server!.ports[0]!, client);
+        await appender.append('smoke-catchup', 1_500, 16, 0);
+        appender.close();
+      }
+      const run = await hub.catchUp(server!.ports[0]!, 'smoke-catchup');
+      expect(run.events).toBe(1_532);
+      expect(run.timeToLiveMs).toBeGreaterThanOrEqual(run.lastEventMs);
+    } finally {
+      await stopAll([server!]);
+      await store.close();
+    }
+  });
+});

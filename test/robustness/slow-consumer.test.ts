@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CloseCode } from '../../shared/index.ts';
+import type { HubMetrics } from '../../server/metrics.ts';
+import { RedisStore } from '../../server/store/redis-store.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const KiB = 1024;
+const eventsPerAppend = 16;
+const blob = (n: number) => ({ type: 'test/blob', data: { n, pad: 'x'.repeat(4 * KiB) } });
+
+async function counterValue(counter: HubMetrics['closes'], labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await counter.get();
+  return values
+    .filter((value) =>
+      Object.entries(labels).every(([key, label]) => (value.labels as Record<string, unknown>)[key] === label),
+    )
+    .reduce((sum, value) => sum + value.value, 0);
+}
+
+async function gaugeValue(gauge: HubMetrics['outboundBufferedPeak']): Promise<number> {
+  return (await gauge.get()).values[0]?.value ?? 0;
+}
+
+describe('slow consumers', () => {
+  let redis: RedisServer;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    store = await RedisStore.open({ url: redis.url, keyPrefix: 'slow:' });
+  });
+  afterAll(async () => {
+    await store.close();
+    await redis.stop();
+  });
+
+  async function appendBlobs(writer: RawHubClient, sessionId: string, from: number, count: number): Promise<void> {
+    for (let first = from; first < from + count; first += eventsPerAppend) {
+      const events = range(first, first + eventsPerAppend - 1).map(blob);
+      expect(await writer.request({ type: 'append', sessionId, events })).toMatchObject({ type: 'ack' });
+    }
+  }
+
+  it('a stalled subscriber does not slow the fast ones, the buffer stays bounded, and it ends with the exact log', async () => {
+    const maxBufferedBytes = 256 * KiB;
+    const hub: TestHub = await startHub({
+      store,
+      limits: { maxBufferedBytes, stallTimeoutMs: 600_000, catchUpPageSize: eventsPerAppend },
+    });
+    const sessionId = 'slow/one';
+    const total = 2400; // ~10 MB: more than the kernel's socket buffers hold for the stalled reader
+    const [writer, slow, ...fast] = await Promise.all(range(0, 3).map(() => RawHubClient.connect(hub.wsUrl)));
+    for (const client of [slow!, ...fast]) {
+      await client.request({ type: 'subscribe', sessionId });
+      await client.waitFor((message) => message.type === 'live');
+    }
+    slow!.ws.pause(); // stop reading: the TCP socket is no longer drained
+
+    await appendBlobs(writer!, sessionId, 0, total);
+    for (const client of fast) {
+      await client.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === total - 1), {
+        timeoutMs: 60_000,
+      });
+      expect(client.seqs(sessionId)).toEqual(range(0, total - 1));
+    }
+    const frameBytes = eventsPerAppend * 5 * KiB;
+    expect(await counterValue(hub.hub.metrics.slowConsumerPauses)).toBeGreaterThan(0);
+    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
+    expect(slow!.seqs(sessionId).length).toBeLessThan(total);
+
+    slow!.ws.resume();
+    await slow!.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === total - 1), {
+      timeoutMs: 60_000,
+    });
+    const stored = await store.read(sessionId, 0, total + 1);
+    expect(slow!.seqs(sessionId)).toEqual(range(0, total - 1));
+    expect(slow!.events(sessionId)).toEqual(stored);
+
+    await appendBlobs(writer!, sessionId, total, eventsPerAppend); // back to live: new events still arrive
+    await slow!.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === total + 15));
+    expect(slow!.seqs(sessionId)).toEqual(range(0, total + 15));
+    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
+    await Promise.all([writer!, slow!, ...fast].map((client) => client.close()));
+    await hub.close();
+  });
+
+  it('a client that stops reading altogether is closed with SLOW_CONSUMER; the others keep being served', async () => {
+    const hub: TestHub = await startHub({
+      store,
+      limits: { maxBufferedBytes: 64 * KiB, stallTimeoutMs: 300, catchUpPageSize: eventsPerAppend },
+    });
+    const sessionId = 'slow/stalled';
+    const [writer, stalled, fast] = await Promise.all(range(0, 2).map(() => RawHubClient.connect(hub.wsUrl)));
+    for (const client of [stalled!, fast!]) await client.request({ type: 'subscribe', sessionId });
+    stalled!.ws.pause();
+
+    let written = 0;
+    const closes = () => counterValue(hub.hub.metrics.closes, { code: String(CloseCode.SLOW_CONSUMER) });
+    while ((await closes()) === 0) {
+      expect(written).toBeLessThan(20_000); // ~80 MB: far beyond any socket buffer
+      await appendBlobs(writer!, sessionId, written, eventsPerAppend);
+      written += eventsPerAppend;
+    }
+    stalled!.ws.resume(); // read what was queued, up to the close frame
+    expect((await stalled!.closed).code).toBe(CloseCode.SLOW_CONSUMER);
+
+    await appendBlobs(writer!, sessionId, written, eventsPerAppend);
+    written += eventsPerAppend;
+    await fast!.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === written - 1), {
+      timeoutMs: 60_000,
+    });
+    expect(fast!.seqs(sessionId)).toEqual(range(0, written - 1));
+    await vi.waitFor(() => expect(hub.hub.connectionCount).toBe(2), { timeout: 15_000 });
+    await Promise.all([writer!.close(), fast!.close()]);
+    await hub.close();
+  });
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MATRIX, matrixTitle, TARGET, type MatrixCase } from './matrix.ts';
+import { startSecureHub, type SecureHub } from './secure-hub.ts';
+
+const note = (n: number) => ({ type: 'test/note', data: { n } });
+const statusOf = { UNAUTHORIZED: 401, TOKEN_EXPIRED: 401, FORBIDDEN: 403 } as const;
+
+describe('security matrix over HTTP', () => {
+  let secure: SecureHub;
+  let refused = 0;
+  const eventsPath = `/v1/sessions/${encodeURIComponent(TARGET)}/events`;
+
+  const call = (action: 'read' | 'append', token: string | undefined, query = '') =>
+    fetch(`${secure.hub.url}${eventsPath}${query}`, {
+      method: action === 'read' ? 'GET' : 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      },
+      ...(action === 'append' ? { body: JSON.stringify({ events: [note(666)] }) } : {}),
+    });
+
+  beforeAll(async () => {
+    secure = await startSecureHub();
+    const created = await call('append', await secure.mint({ append: [TARGET] }));
+    expect(created.status).toBe(201);
+  });
+  afterAll(() => secure.close());
+
+  it.each(MATRIX.map((entry) => [matrixTitle(entry), entry] as const))('%s', async (_title, entry: MatrixCase) => {
+    const response = await call(entry.action, await entry.token(secure));
+    const body = (await response.json()) as {
+      error?: { code: string; details?: { reason?: string } };
+      events?: unknown;
+    };
+    expect(response.status).toBe(statusOf[entry.code]);
+    expect(body.error?.code).toBe(entry.code);
+    expect(body.error?.details?.reason).toEqual(expect.any(String));
+    expect(body.events).toBeUndefined();
+    expect((await secure.store.head(TARGET)).headSeq).toBe(0);
+    refused++;
+  });
+
+  it('serves the right token from the Authorization header and ?token= (positive control)', async () => {
+    const reader = await secure.mint({ read: ['acme/*'] });
+    const page = await call('read', reader);
+    expect(page.status).toBe(200);
+    expect(((await page.json()) as { events: unknown[] }).events).toHaveLength(1);
+    const viaQuery = await fetch(`${secure.hub.url}${eventsPath}?token=${encodeURIComponent(reader)}`);
+    expect(viaQuery.status).toBe(200);
+    const head = await fetch(`${secure.hub.url}/v1/sessions/${encodeURIComponent(TARGET)}`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    expect(await head.json()).toMatchObject({ sessionId: TARGET, headSeq: 0 });
+  });
+
+  it('admin routes: listing needs admin on every session, deleting needs admin on the session', async () => {
+    const admin = await secure.mint({ admin: true });
+    const tenantAdmin = await secure.mint({ admin: ['globex/*'] });
+    const reader = await secure.mint({ read: ['*'] });
+    const list = (token: string) =>
+      fetch(`${secure.hub.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await list(reader)).status).toBe(403);
+    expect((await list(tenantAdmin)).status).toBe(403);
+    const listed = await list(admin);
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { sessions: string[] }).sessions).toContain(TARGET);
+    const refusedDelete = await fetch(`${secure.hub.url}/v1/sessions/${encodeURIComponent(TARGET)}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${tenantAdmin}` },
+    });
+    expect(refusedDelete.status).toBe(403);
+    expect((await secure.store.head(TARGET)).headSeq).toBe(0);
+  });
+
+  it('refused every case of the matrix', () => {
+    console.log(`security matrix (HTTP): ${refused} of ${MATRIX.length} hostile requests refused with their code`);
+    expect(MATRIX.length).toBe(36);
+    expect(refused).toBe(MATRIX.length);
+  });
+});
