@@ -55,7 +55,8 @@ function conflictBackoff(attempt: number): Promise<void> {
 /**
  * Appends, one at a time per session on this node (a promise chain per session, so the node never conflicts with
  * itself): validate the batch with the shared core against the cached session, commit with
- * `expectedSeq = length`, and on a conflict (another node appended) refresh from the store, re-validate and retry
+ * `expectedSeq = length` and `expectedEpoch` = the epoch the session was built from, and on a conflict (another
+ * node appended, or the session was deleted and rewritten) refresh from the store, re-validate and retry
  * (bounded). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing is written unless the
  * whole batch is valid.
  */
@@ -149,10 +150,18 @@ export class AppendPipeline {
       const result = await store.commit({
         sessionId: input.sessionId,
         expectedSeq: nextSeq,
+        expectedEpoch: entry.epoch,
         events: validated,
         ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
       });
       if (result.status === 'conflict') {
+        if (result.epoch !== entry.epoch) {
+          // The session was deleted (and maybe rewritten) since the entry was built: validate again on the new log.
+          if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
+          await cache.refresh(entry, result.epoch);
+          refreshed = true;
+          continue;
+        }
         if (input.expectedSeq !== undefined) {
           throw seqConflict(`expectedSeq ${input.expectedSeq} does not match the head`, result.headSeq);
         }
@@ -172,8 +181,7 @@ export class AppendPipeline {
     switch (result.status) {
       case 'committed': {
         const { events, epoch } = result;
-        if (epoch === entry.epoch) this.#deps.cache.apply(sessionId, epoch, events);
-        else this.#deps.cache.invalidate(sessionId);
+        this.#deps.cache.applyOwnCommit(entry, epoch, events);
         const firstSeq = events[0]!.seq;
         const lastSeq = events[events.length - 1]!.seq;
         const time = events[0]!.time;

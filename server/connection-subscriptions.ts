@@ -4,7 +4,7 @@ import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import type { ChannelRegistry, SessionChannel } from './session-channel.ts';
 import type { EventStore } from './store/event-store.ts';
-import { Subscription, type SubscriberSink } from './subscription.ts';
+import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from './subscription.ts';
 
 interface Entry {
   readonly subscription: Subscription;
@@ -20,10 +20,6 @@ export interface ConnectionSubscriptionsDeps {
   readonly pageSize: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
-}
-
-function unsubscribedMeanwhile(sessionId: string): HubError {
-  return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
 }
 
 /** The subscriptions of one connection (at most one per session). */

@@ -13,6 +13,7 @@ import {
   type ServerMessage,
 } from '../shared/index.ts';
 import type { AppendPipeline } from './append-pipeline.ts';
+import { measureAppend } from './append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError } from './auth/connection-guard.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from './config.ts';
 import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
@@ -96,10 +97,6 @@ export class Connection {
     ws.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
     ws.on('close', () => this.#onClose());
     ws.on('error', (error) => this.#log.debug({ err: error }, 'socket error'));
-  }
-
-  get subscriptionCount(): number {
-    return this.#subscriptions.size;
   }
 
   /** Close the socket (e.g. GOING_AWAY on shutdown). */
@@ -202,20 +199,10 @@ export class Connection {
     this.#guard.checkAppend();
     // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
     const authorized = this.#authorize('append', message.sessionId);
-    const started = performance.now();
     const { metrics, pipeline } = this.#deps;
-    try {
-      const outcome = await pipeline.append(message, authorized);
-      metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
-      if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
-      const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
-      this.send({ type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate });
-    } catch (error) {
-      metrics.appends.inc({ result: 'error' });
-      throw error;
-    } finally {
-      metrics.appendDuration.observe((performance.now() - started) / 1000);
-    }
+    const outcome = await measureAppend(metrics, () => pipeline.append(message, authorized));
+    const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
+    this.send({ type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate });
   }
 
   async #authorize(action: HubAction, sessionId: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../shared/index.ts';
 import { httpStatusOf, toHubError } from './hub-error.ts';
 import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './http-sessions.ts';
+import { withTimeout } from './store/timeout.ts';
 
 export type { HttpReply, HttpRoutesDeps } from './http-sessions.ts';
 
@@ -63,20 +64,12 @@ function routeOf(
 async function readiness(deps: HttpRoutesDeps): Promise<HttpReply> {
   const { store, nodeName } = deps;
   if (deps.isShuttingDown()) return { status: 503, body: { status: 'shutting-down', node: nodeName } };
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      store.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer in ${readyTimeoutMs} ms`)), readyTimeoutMs);
-      }),
-    ]);
+    await withTimeout(store.ping(), readyTimeoutMs, () => new Error(`no answer in ${readyTimeoutMs} ms`));
     return { status: 200, body: { status: 'ready', node: nodeName, engine: store.engine } };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { status: 503, body: { status: 'unavailable', node: nodeName, engine: store.engine, error: message } };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

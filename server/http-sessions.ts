@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import { requestToken } from './request-token.ts';
 import type { EventStore } from './store/event-store.ts';
+import { measureAppend } from './append-metrics.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -185,18 +186,7 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
     sessionId,
   });
   if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
-  const { metrics } = deps;
-  const started = performance.now();
-  try {
-    const outcome = await deps.pipeline.append(message);
-    metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
-    if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
-    const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
-    return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
-  } catch (error) {
-    metrics.appends.inc({ result: 'error' });
-    throw error;
-  } finally {
-    metrics.appendDuration.observe((performance.now() - started) / 1000);
-  }
+  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append(message));
+  const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
+  return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
 }

@@ -12,6 +12,7 @@ import { HubMetrics } from './metrics.ts';
 import { requestToken } from './request-token.ts';
 import { ChannelRegistry } from './session-channel.ts';
 import { SessionCache } from './session-cache.ts';
+import { withTimeout } from './store/timeout.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -148,8 +149,9 @@ export function createHub(input: HubConfig): Hub {
     shuttingDown = true;
     logger.info({ connections: connections.size }, 'hub shutting down');
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await withTimeout(pipeline.drain(), config.shutdownTimeoutMs, () =>
-      logger.warn('in-flight appends did not finish in time'),
+    const drainTimeout = () => new Error(`in-flight appends did not finish in ${config.shutdownTimeoutMs} ms`);
+    await withTimeout(pipeline.drain(), config.shutdownTimeoutMs, drainTimeout).catch((error: unknown) =>
+      logger.warn({ err: error }, 'in-flight appends did not finish in time'),
     );
     await closeSockets();
     channels.closeAll();
@@ -194,14 +196,4 @@ export function createHub(input: HubConfig): Hub {
       return closing;
     },
   };
-}
-
-async function withTimeout(promise: Promise<void>, ms: number, onTimeout: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), ms);
-  });
-  const result = await Promise.race([promise.then(() => 'done' as const), timeout]);
-  clearTimeout(timer);
-  if (result === 'timeout') onTimeout();
 }

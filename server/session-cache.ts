@@ -1,7 +1,15 @@
-import { Session, type SessionEvent } from '../shared/index.ts';
+import { HubErrorCode, Session, type SessionEvent } from '../shared/index.ts';
+import { HubError } from './hub-error.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import type { EventStore } from './store/event-store.ts';
+
+/** Loads restarted because the session's epoch changed under them, before giving up. */
+const maxLoadAttempts = 8;
+
+function storedLogInvalid(sessionId: string): HubError {
+  return new HubError(HubErrorCode.INTERNAL, `the stored log of ${sessionId} does not match this node's state`);
+}
 
 /** The validation state of one session on this node: a `Session` rebuilt from the store, kept up to date. */
 export interface CachedSession {
@@ -73,24 +81,48 @@ export class SessionCache {
 
   /**
    * Bring the entry up to the store's head (rebuilding it when the epoch changed). `knownEpoch`: the store's
-   * current epoch when the caller just learned it (a commit conflict), which saves asking for the head.
+   * current epoch when the caller just learned it (a commit conflict), which saves asking for the head. Every page
+   * is read with its epoch, so events of a newer epoch are never applied on top of the old one. A gap or epoch
+   * change reported by `apply` while the refresh runs keeps the entry stale. Throws INTERNAL (and drops the entry)
+   * when stored events fail validation.
    */
   async refresh(entry: CachedSession, knownEpoch?: string): Promise<void> {
     const { store, pageSize } = this.#deps;
-    const epoch = knownEpoch ?? (await store.head(entry.sessionId)).epoch;
+    entry.stale = false;
+    try {
+      const epoch = knownEpoch ?? (await store.head(entry.sessionId)).epoch;
+      for (;;) {
+        if (epoch !== entry.epoch) {
+          const fresh = await this.#load(entry.sessionId);
+          entry.epoch = fresh.epoch;
+          entry.session = fresh.session;
+          return;
+        }
+        const page = await store.readPage(entry.sessionId, entry.session.length, pageSize);
+        if (page.epoch !== entry.epoch) return await this.refresh(entry);
+        if (this.#applyTo(entry, page.events) === 'invalid') throw storedLogInvalid(entry.sessionId);
+        if (page.events.length < pageSize) return;
+      }
+    } catch (error) {
+      entry.stale = true;
+      if (error instanceof HubError && error.code === HubErrorCode.INTERNAL) this.invalidate(entry.sessionId);
+      throw error;
+    }
+  }
+
+  /**
+   * Events this node just committed at `epoch` (the entry's epoch, checked by the store). Throws INTERNAL, and
+   * drops the entry, when they fail validation against the entry (the entry did not match the stored log).
+   */
+  applyOwnCommit(entry: CachedSession, epoch: string, events: readonly SessionEvent[]): void {
     if (epoch !== entry.epoch) {
-      const fresh = await this.#load(entry.sessionId);
-      entry.epoch = fresh.epoch;
-      entry.session = fresh.session;
-      entry.stale = false;
+      this.invalidate(entry.sessionId);
       return;
     }
-    for (;;) {
-      const page = await store.read(entry.sessionId, entry.session.length, pageSize);
-      this.#applyTo(entry, page);
-      if (page.length < pageSize) break;
+    if (this.#applyTo(entry, events) === 'invalid') {
+      this.invalidate(entry.sessionId);
+      throw storedLogInvalid(entry.sessionId);
     }
-    entry.stale = false;
   }
 
   /** Committed events of a session (from this node or the live stream); ignored when the session is not cached. */
@@ -126,31 +158,43 @@ export class SessionCache {
     this.#deps.metrics.cachedSessions.set(0);
   }
 
-  #applyTo(entry: CachedSession, events: readonly SessionEvent[]): void {
+  /** Apply events at the entry's end: 'gap' (marked stale) when they do not start there, 'invalid' when rejected. */
+  #applyTo(entry: CachedSession, events: readonly SessionEvent[]): 'applied' | 'gap' | 'invalid' {
     const fresh = events.filter((event) => event.seq >= entry.session.length);
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return 'applied';
     if (fresh[0]!.seq !== entry.session.length) {
       entry.stale = true;
-      return;
+      return 'gap';
     }
     try {
       entry.session.applyCommitted(fresh);
+      return 'applied';
     } catch (error) {
       this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'stored events failed validation');
       entry.stale = true;
+      return 'invalid';
     }
   }
 
+  /** Build an entry from the store: the head's epoch, and every page read in that same epoch (else start over). */
   async #load(sessionId: string): Promise<CachedSession> {
     const { store, pageSize } = this.#deps;
-    const head = await store.head(sessionId);
-    const events: SessionEvent[] = [];
-    for (;;) {
-      const page = await store.read(sessionId, events.length, pageSize);
-      events.push(...page);
-      if (page.length < pageSize) break;
+    for (let attempt = 0; attempt < maxLoadAttempts; attempt++) {
+      const head = await store.head(sessionId);
+      const events: SessionEvent[] = [];
+      let sameEpoch = true;
+      for (;;) {
+        const page = await store.readPage(sessionId, events.length, pageSize);
+        sameEpoch = page.epoch === head.epoch;
+        if (!sameEpoch) break;
+        events.push(...page.events);
+        if (page.events.length < pageSize) break;
+      }
+      if (sameEpoch) {
+        return { sessionId, epoch: head.epoch, session: Session.fromLog(events), stale: false, lastUsed: 0, users: 0 };
+      }
     }
-    return { sessionId, epoch: head.epoch, session: Session.fromLog(events), stale: false, lastUsed: 0, users: 0 };
+    throw new HubError(HubErrorCode.STORE_UNAVAILABLE, `the epoch of ${sessionId} kept changing while loading it`);
   }
 
   #evictOverflow(): void {

@@ -136,6 +136,7 @@ export class SessionChannel {
     if (fresh[0]!.seq > this.#lastSeq + 1) {
       this.#deps.metrics.gapFills.inc();
       await this.#readForward(fresh[0]!.seq - 1);
+      if (batch.epoch !== this.#epoch) return; // the gap fill found a new epoch (and reset)
     }
     const rest = fresh.filter((event) => event.seq > this.#lastSeq);
     if (rest.length === 0) return;
@@ -145,30 +146,40 @@ export class SessionChannel {
 
   async #resync(reason: string): Promise<void> {
     if (this.#closed) return;
-    const head = await this.#deps.store.head(this.sessionId);
-    if (this.#closed) return;
-    if (!this.#initialized || head.epoch !== this.#epoch) {
-      const changed = this.#initialized;
-      this.#epoch = head.epoch;
-      this.#lastSeq = head.headSeq;
-      this.#initialized = true;
-      if (changed) this.#reset(reason);
-      return;
-    }
+    if (await this.#adoptHead(reason)) return;
     await this.#readForward(undefined);
   }
 
-  /** Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log). */
+  /** Read the head; on a new epoch (or the first time) take it and reset the listeners. True when it did. */
+  async #adoptHead(reason: string): Promise<boolean> {
+    const head = await this.#deps.store.head(this.sessionId);
+    if (this.#closed) return true;
+    if (this.#initialized && head.epoch === this.#epoch) return false;
+    const changed = this.#initialized;
+    this.#epoch = head.epoch;
+    this.#lastSeq = head.headSeq;
+    this.#initialized = true;
+    if (changed) this.#reset(reason);
+    return true;
+  }
+
+  /** Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. */
   async #readForward(untilSeq: number | undefined): Promise<void> {
     const { store, pageSize } = this.#deps;
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
-      const page = await store.read(this.sessionId, this.#lastSeq + 1, pageSize);
-      if (this.#closed || page.length === 0) return;
-      if (page[0]!.seq !== this.#lastSeq + 1) {
-        throw new Error(`store read from ${this.#lastSeq + 1} started at ${page[0]!.seq}`);
+      const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
+      if (this.#closed) return;
+      if (page.epoch !== this.#epoch) {
+        await this.#adoptHead('the store holds another epoch');
+        return;
       }
-      this.#emit(page);
-      if (page.length < pageSize) return;
+      const { events } = page;
+      if (events.length === 0) return;
+      if (events[0]!.seq !== this.#lastSeq + 1) {
+        throw new Error(`store read from ${this.#lastSeq + 1} started at ${events[0]!.seq}`);
+      }
+      this.#emit(events);
+      if (events.length < pageSize) return;
     }
   }
 

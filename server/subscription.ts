@@ -34,11 +34,19 @@ export interface SubscribeParams {
 }
 
 const retryMinMs = 100;
+const retryMaxMs = 5000;
 
-function unsubscribedMeanwhile(sessionId: string): HubError {
+/** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
+export type SubscriptionState = 'starting' | 'catching-up' | 'paused' | 'live' | 'closed';
+
+/** The error of a subscribe whose subscription was unsubscribed before it started (nothing was sent). */
+export function unsubscribedMeanwhile(sessionId: string): HubError {
   return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
 }
-const retryMaxMs = 5000;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 /**
  * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
@@ -53,8 +61,10 @@ const retryMaxMs = 5000;
  */
 export class Subscription implements ChannelListener {
   readonly sessionId: string;
-  #state: 'starting' | 'catching-up' | 'paused' | 'live' | 'closed' = 'starting';
+  #state: SubscriptionState = 'starting';
   #nextSeq: number;
+  /** The epoch of the events this subscriber is sent (the channel's, as of `subscribed` or the last reset). */
+  #epoch = '';
   #buffer: LiveBatch[] = [];
   #bufferedEvents = 0;
   #generation = 0;
@@ -67,7 +77,7 @@ export class Subscription implements ChannelListener {
     this.#deps = deps;
   }
 
-  get state(): string {
+  get state(): SubscriptionState {
     return this.#state;
   }
 
@@ -79,29 +89,36 @@ export class Subscription implements ChannelListener {
   /**
    * Answer the subscribe request (`subscribed`, or `reset` first when the epoch differs) and start the catch-up.
    * Throws SEQ_OUT_OF_RANGE (nothing sent) when `fromSeq` lies beyond the head + 1.
+   *
+   * `subscribed.headSeq` is never below the store's head when `fromSeq` is ahead of this node's channel (the
+   * head is read then): a subscriber that moved from a node that was further ahead is not told that the log is
+   * shorter than what it holds.
    */
   async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
     this.#channel = channel;
-    const claimsEpoch = params.epoch !== undefined && params.epoch === channel.epoch;
-    if ((params.epoch === undefined || claimsEpoch) && params.fromSeq > channel.lastSeq + 1) {
+    let storeHeadSeq = -1;
+    if (params.fromSeq > channel.lastSeq + 1) {
+      const claimsEpoch = params.epoch === undefined || params.epoch === channel.epoch;
       const head = await this.#deps.store.head(this.sessionId);
-      if (params.fromSeq > head.headSeq + 1) {
+      if (claimsEpoch && params.fromSeq > head.headSeq + 1) {
         throw new HubError(
           HubErrorCode.SEQ_OUT_OF_RANGE,
           `fromSeq ${params.fromSeq} lies beyond the head + 1 (${head.headSeq + 1})`,
           { headSeq: head.headSeq },
         );
       }
+      if (head.epoch === channel.epoch) storeHeadSeq = head.headSeq;
     }
     if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
     // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
+    this.#epoch = channel.epoch;
     const epochChanged = params.epoch !== undefined && params.epoch !== channel.epoch;
     this.#deps.sink.send({
       type: 'subscribed',
       id: params.requestId,
       sessionId: this.sessionId,
       epoch: channel.epoch,
-      headSeq: channel.lastSeq,
+      headSeq: Math.max(channel.lastSeq, storeHeadSeq),
     });
     if (epochChanged) {
       this.#sendReset(channel.epoch, `epoch ${params.epoch ?? ''} is no longer valid`);
@@ -137,12 +154,15 @@ export class Subscription implements ChannelListener {
   }
 
   onReset(epoch: string, reason: string): void {
-    // While starting, `start` reads the channel's (new) epoch itself.
-    if (this.#state === 'closed' || this.#state === 'starting') return;
-    this.#sendReset(epoch, reason);
-    this.#nextSeq = 0;
+    if (this.#state === 'closed') return;
+    // Batches buffered so far belong to the old epoch: never send them.
     this.#buffer = [];
     this.#bufferedEvents = 0;
+    // While starting, `start` reads the channel's (new) epoch itself.
+    if (this.#state === 'starting') return;
+    this.#epoch = epoch;
+    this.#sendReset(epoch, reason);
+    this.#nextSeq = 0;
     this.#startCatchUp();
   }
 
@@ -173,8 +193,12 @@ export class Subscription implements ChannelListener {
     });
   }
 
+  /**
+   * Page the store from `nextSeq` until the subscriber can go live. Any failure (store down, a page that does not
+   * start at `nextSeq`) is logged and the read is retried with backoff: a catch-up never stops half-way. A page of
+   * another epoch is never sent: the channel re-checks the head (and resets this subscriber) meanwhile.
+   */
   async #catchUp(generation: number): Promise<void> {
-    const { store, pageSize, metrics } = this.#deps;
     let retryMs = retryMinMs;
     while (generation === this.#generation) {
       if (this.#deps.sink.behind) {
@@ -185,37 +209,51 @@ export class Subscription implements ChannelListener {
         if (generation !== this.#generation) return;
         this.#state = 'catching-up';
       }
-      let page: readonly SessionEvent[];
       try {
-        metrics.catchUpReads.inc();
-        page = await store.read(this.sessionId, this.#nextSeq, pageSize);
+        const waitMs = await this.#catchUpStep();
+        if (waitMs === 'live') return;
         retryMs = retryMinMs;
+        if (waitMs > 0) await pause(waitMs);
       } catch (error) {
+        if (generation !== this.#generation) return;
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+        await pause(retryMs);
         retryMs = Math.min(retryMs * 2, retryMaxMs);
-        continue;
-      }
-      if (generation !== this.#generation) return;
-      const fresh = page.filter((event) => event.seq >= this.#nextSeq);
-      if (fresh.length > 0) {
-        if (fresh[0]!.seq !== this.#nextSeq) {
-          throw new Error(`store read from ${this.#nextSeq} started at ${fresh[0]!.seq}`);
-        }
-        this.#sendEvents(fresh);
-        metrics.catchUpEvents.inc(fresh.length);
-      }
-      if (page.length < pageSize && this.#tryGoLive()) return;
-      if (fresh.length === 0) {
-        // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
-        // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
-        this.#channel!.requestResync('catch-up found nothing where the live stream has events');
-        await new Promise((resolve) => setTimeout(resolve, retryMinMs).unref());
       }
     }
   }
 
-  /** Go live if the buffer covers nextSeq..channel.lastSeq; returns false when another store read is needed. */
+  /** One store read: returns 'live' once live, else how long to wait before the next read. */
+  async #catchUpStep(): Promise<'live' | number> {
+    const { store, pageSize, metrics } = this.#deps;
+    const generation = this.#generation;
+    metrics.catchUpReads.inc();
+    const page = await store.readPage(this.sessionId, this.#nextSeq, pageSize);
+    if (generation !== this.#generation) return 0;
+    if (page.epoch !== this.#epoch) {
+      this.#channel!.requestResync('catch-up read another epoch');
+      return retryMinMs;
+    }
+    const fresh = page.events.filter((event) => event.seq >= this.#nextSeq);
+    if (fresh.length > 0) {
+      if (fresh[0]!.seq !== this.#nextSeq)
+        throw new Error(`store read from ${this.#nextSeq} started at ${fresh[0]!.seq}`);
+      this.#sendEvents(fresh);
+      metrics.catchUpEvents.inc(fresh.length);
+    }
+    if (page.events.length < pageSize && this.#tryGoLive()) return 'live';
+    if (fresh.length > 0) return 0;
+    // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
+    // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
+    this.#channel!.requestResync('catch-up found nothing where the live stream has events');
+    return retryMinMs;
+  }
+
+  /**
+   * Go live if the buffer covers nextSeq..channel.lastSeq; returns false when another store read is needed.
+   * `live.headSeq` is the last seq sent before it: ≥ the store's head as of the last catch-up read, ≥ the
+   * channel's last seq, and ≥ `fromSeq - 1` of an accepted subscribe.
+   */
   #tryGoLive(): boolean {
     const channel = this.#channel!;
     const target = channel.lastSeq;

@@ -44,7 +44,8 @@ function own(record: Fields, name: string): unknown {
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-function isSafeIndex(value: unknown): value is number {
+/** A seq, request id or time: a non-negative safe integer. */
+export function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
@@ -57,7 +58,7 @@ class Reader {
     this.record = record;
     this.kind = kind;
     const id = own(record, 'id');
-    this.id = isSafeIndex(id) ? id : undefined;
+    this.id = isSeq(id) ? id : undefined;
   }
 
   fail(message: string): never {
@@ -67,7 +68,7 @@ class Reader {
   /** A non-negative safe integer (ids, seqs, counts). */
   index(name: string): number {
     const value = own(this.record, name);
-    if (!isSafeIndex(value)) this.fail(`field "${name}" must be a non-negative integer`);
+    if (!isSeq(value)) this.fail(`field "${name}" must be a non-negative integer`);
     return value;
   }
 
@@ -111,7 +112,7 @@ class Reader {
 
   indexArray(name: string): readonly number[] {
     const value = this.array(name);
-    if (!value.every(isSafeIndex)) this.fail(`field "${name}" must hold non-negative integers`);
+    if (!value.every(isSeq)) this.fail(`field "${name}" must hold non-negative integers`);
     return value;
   }
 
@@ -125,7 +126,7 @@ function readerFor(value: unknown, side: 'client' | 'server'): { reader: Reader;
   const type = own(value, 'type');
   if (typeof type !== 'string') {
     const id = own(value, 'id');
-    throw new ProtocolParseError('message: field "type" must be a string', isSafeIndex(id) ? id : undefined);
+    throw new ProtocolParseError('message: field "type" must be a string', isSeq(id) ? id : undefined);
   }
   // Error messages start with the type; a long unknown one is named once, shortened, by the unknown-type error.
   return { reader: new Reader(value, type.length > 64 ? 'message' : type), type };
@@ -209,7 +210,7 @@ function parseEvents(reader: Reader): readonly SessionEvent[] {
     if (!isRecord(event)) reader.fail(`events[${index}] must be an object`);
     const seq = own(event, 'seq');
     const time = own(event, 'time');
-    if (!isSafeIndex(seq) || !isSafeIndex(time) || typeof own(event, 'type') !== 'string') {
+    if (!isSeq(seq) || !isSeq(time) || typeof own(event, 'type') !== 'string') {
       reader.fail(`events[${index}] needs integer seq and time and a string type`);
     }
   });

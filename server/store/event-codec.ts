@@ -1,3 +1,5 @@
+import { toEvent } from '../../shared/log-validator.ts';
+import { isSeq } from '../../shared/protocol-parse.ts';
 import { Packr } from 'msgpackr';
 import type { JsonValue, SessionEvent, SurfaceOp } from '../../shared/index.ts';
 import { StoreDataError, type ValidatedDraft } from './event-store.ts';
@@ -80,10 +82,6 @@ function toSeqList(value: unknown, where: string): readonly number[] {
   return Object.freeze(value);
 }
 
-function isSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /** Verify a decoded value is lossless JSON and return it deep-frozen, with maps turned into plain objects. */
 function toFrozenJson(value: unknown, path: string): JsonValue {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
@@ -113,10 +111,5 @@ function toFrozenJson(value: unknown, path: string): JsonValue {
   throw new StoreDataError(`${path}: not a JSON value`);
 }
 
-/** The committed event for a draft: envelope in the canonical key order, frozen. */
-export function toSessionEvent(draft: ValidatedDraft, seq: number, time: number): SessionEvent {
-  const event: Record<string, unknown> = { seq, type: draft.type, time, data: draft.data };
-  if (draft.surfaceOp !== undefined) event['surfaceOp'] = draft.surfaceOp;
-  if (draft.sourceEventSeqs !== undefined) event['sourceEventSeqs'] = draft.sourceEventSeqs;
-  return Object.freeze(event) as unknown as SessionEvent;
-}
+/** The committed event for a draft: envelope in the canonical key order, frozen (the core's own builder). */
+export const toSessionEvent: (draft: ValidatedDraft, seq: number, time: number) => SessionEvent = toEvent;

@@ -14,6 +14,11 @@ export interface CommitRequest {
   readonly sessionId: string;
   /** The commit succeeds only if the session's next seq is still this (optimistic concurrency). */
   readonly expectedSeq: number;
+  /**
+   * The commit succeeds only if the session's epoch is still this one (the epoch the batch was validated
+   * against); on a mismatch the answer is `conflict` with the current epoch. Omitted: any epoch.
+   */
+  readonly expectedEpoch?: string;
   readonly events: readonly ValidatedDraft[];
   /** Dedupe key kept for the session's lifetime. */
   readonly idempotencyKey?: string;
@@ -35,7 +40,7 @@ export type CommitResult =
       readonly time: number;
     }
   | {
-      /** The head moved: nothing was written. */
+      /** The head moved, or the epoch is not `expectedEpoch`: nothing was written. */
       readonly status: 'conflict';
       readonly epoch: string;
       readonly headSeq: number;
@@ -56,6 +61,14 @@ export type CommitResult =
 export interface CommittedBatch {
   readonly sessionId: string;
   readonly epoch: string;
+  readonly events: readonly SessionEvent[];
+}
+
+/** A page of a session's events together with the epoch they belong to (read atomically). */
+export interface EventPage {
+  /** The session's epoch at the time of the read; undefined when the session has none (never accessed, deleted). */
+  readonly epoch: string | undefined;
+  /** Up to `limit` events with seq ≥ `fromSeq`, ascending; empty when `epoch` is undefined. */
   readonly events: readonly SessionEvent[];
 }
 
@@ -83,6 +96,11 @@ export interface EventStore {
   commit(request: CommitRequest): Promise<CommitResult>;
   /** Up to `limit` events with seq ≥ `fromSeq`, ascending. */
   read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
+  /**
+   * Like `read`, plus the epoch the events belong to, in one atomic step: a caller positioned in one epoch can
+   * tell that the events belong to another one (the session was deleted and rewritten). Never creates an epoch.
+   */
+  readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */

@@ -5,6 +5,7 @@ import {
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
+  type EventPage,
   type EventStore,
   type SessionHead,
   type StoreWatchHandlers,
@@ -65,7 +66,8 @@ export class MemoryStore implements EventStore {
       }
     }
     const firstSeq = session.events.length;
-    if (request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
+    const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
+    if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
     const time = Date.now();
     const events: SessionEvent[] = request.events.map((draft, index) =>
       toSessionEvent(decodeEventBody(encodeEventBody(draft), 'memory'), firstSeq + index, time),
@@ -83,6 +85,13 @@ export class MemoryStore implements EventStore {
     this.#checkOpen();
     checkReadRequest(sessionId, fromSeq, limit);
     return this.backend.peek(sessionId)?.events.slice(fromSeq, fromSeq + limit) ?? [];
+  }
+
+  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+    this.#checkOpen();
+    checkReadRequest(sessionId, fromSeq, limit);
+    const session = this.backend.peek(sessionId);
+    return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {

@@ -2,13 +2,19 @@ import type { Redis } from 'ioredis';
 import { StoreUnavailableError, type StoreWatchHandlers } from './event-store.ts';
 import { decodeCommittedMessage } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
+import { withTimeout } from './timeout.ts';
 import type { StoreErrorReporter } from './watcher-registry.ts';
 import { WatcherRegistry } from './watcher-registry.ts';
 
 interface Subscription {
   readonly channel: string;
-  /** Settles when the SUBSCRIBE is acknowledged: from then on, every commit of the session is delivered. */
+  /**
+   * Resolves when the SUBSCRIBE is acknowledged (from then on, every commit of the session is delivered); rejects
+   * with `StoreUnavailableError` when Redis refused it.
+   */
   active: Promise<void>;
+  /** The last SUBSCRIBE was refused: `whenActive` sends it again. */
+  refused: boolean;
 }
 
 /**
@@ -34,7 +40,8 @@ export class RedisNotifications {
 
   watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
     if (this.#watchers.add(sessionId, handlers)) {
-      const subscription: Subscription = { channel, active: this.#subscribe([channel]) };
+      const subscription: Subscription = { channel, active: Promise.resolve(), refused: false };
+      subscription.active = this.#subscribe([subscription]);
       this.#bySession.set(sessionId, subscription);
       this.#byChannel.set(channel, sessionId);
     }
@@ -53,18 +60,12 @@ export class RedisNotifications {
   async whenActive(sessionId: string, timeoutMs: number): Promise<void> {
     const subscription = this.#bySession.get(sessionId);
     if (subscription === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailableError('redis: the notification subscription is not established')),
-        timeoutMs,
-      );
-    });
-    try {
-      await Promise.race([subscription.active, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    if (subscription.refused) subscription.active = this.#subscribe([subscription]);
+    await withTimeout(
+      subscription.active,
+      timeoutMs,
+      () => new StoreUnavailableError('redis: the notification subscription is not established'),
+    );
   }
 
   close(): void {
@@ -73,11 +74,19 @@ export class RedisNotifications {
     this.#byChannel.clear();
   }
 
-  #subscribe(channels: string[]): Promise<void> {
-    return this.#subscriber.subscribe(...channels).then(
+  /** SUBSCRIBE; on a refusal the promise rejects with `StoreUnavailableError` (reported) and marks them refused. */
+  #subscribe(subscriptions: readonly Subscription[]): Promise<void> {
+    for (const subscription of subscriptions) subscription.refused = false;
+    const active = this.#subscriber.subscribe(...subscriptions.map((subscription) => subscription.channel)).then(
       () => undefined,
-      (error: unknown) => this.#reportError(error),
+      (error: unknown) => {
+        this.#reportError(error);
+        for (const subscription of subscriptions) subscription.refused = true;
+        throw new StoreUnavailableError('redis: SUBSCRIBE failed', { cause: error });
+      },
     );
+    active.catch(() => undefined); // awaited through whenActive; reported above
+    return active;
   }
 
   #onReady(): void {
@@ -88,9 +97,11 @@ export class RedisNotifications {
     // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile.
     const sessions = [...this.#bySession.entries()];
     if (sessions.length === 0) return;
-    const active = this.#subscribe(sessions.map(([, subscription]) => subscription.channel));
+    const active = this.#subscribe(sessions.map(([, subscription]) => subscription));
     for (const [, subscription] of sessions) subscription.active = active;
-    void active.then(() => this.#watchers.resync(sessions.map(([sessionId]) => sessionId)));
+    // Resync even when the SUBSCRIBE was refused: the watchers' reads then retry it (through `whenActive`).
+    const resync = (): void => this.#watchers.resync(sessions.map(([sessionId]) => sessionId));
+    void active.then(resync, resync);
   }
 
   #onMessage(channelBuffer: Buffer, message: Buffer): void {

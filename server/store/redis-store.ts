@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
+  type EventPage,
   type EventStore,
   type SessionHead,
   type StoreWatchHandlers,
@@ -23,9 +24,10 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, READ_SCRIPT } from './redis-scripts.ts';
 import { checkCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
+import { withTimeout } from './timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -49,12 +51,24 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(...args: string[]): Promise<unknown>;
+  shReadBuffer(...args: string[]): Promise<unknown>;
   shDelete(...args: string[]): Promise<unknown>;
 }
 
 function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
   const [first, last, time, digest = ''] = text.split(':');
   return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+}
+
+function connectionReady(connection: Redis, timeoutMs: number): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  let onReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+    connection.once('ready', onReady);
+  });
+  const notReady = () => new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`);
+  return withTimeout(ready, timeoutMs, notReady).finally(() => connection.off('ready', onReady));
 }
 
 /**
@@ -108,6 +122,7 @@ export class RedisStore implements EventStore {
     this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
     command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shRead', { numberOfKeys: 2, lua: READ_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
     this.#redis = command as Redis & ScriptCommands;
     for (const connection of [command, this.#subscriber]) {
@@ -132,20 +147,9 @@ export class RedisStore implements EventStore {
     }
   }
 
-  /** Resolves when the command connection is ready (at once if it is), rejects after the connect timeout. */
+  /** Resolves when both connections are ready (at once if they are), rejects after the connect timeout. */
   async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
-    if (this.#redis.status === 'ready') return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#redis.off('ready', onReady);
-        reject(new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`));
-      }, timeoutMs);
-      const onReady = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.#redis.once('ready', onReady);
-    });
+    await Promise.all([this.#redis, this.#subscriber].map((connection) => connectionReady(connection, timeoutMs)));
   }
 
   /** The Redis keys of a session (for tools and tests). */
@@ -168,7 +172,7 @@ export class RedisStore implements EventStore {
     const key = request.idempotencyKey ?? '';
     const digest = key === '' ? '' : batchDigest(request.events);
     const bodies = request.events.map(encodeEventBody);
-    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel];
+    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel, request.expectedEpoch ?? ''];
     const reply = await this.#call('commit', true, () =>
       this.#redis.shCommit(
         keys.log,
@@ -207,13 +211,30 @@ export class RedisStore implements EventStore {
     return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
   }
 
+  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const reply = await this.#call('read', false, () =>
+      this.#redis.shReadBuffer(keys.log, keys.epoch, `${fromSeq}-0`, String(limit)),
+    );
+    const [rawEpoch, entries] = reply as [Buffer, RawStreamEntry[]];
+    const epoch = rawEpoch.toString();
+    if (epoch === '') return { epoch: undefined, events: [] };
+    return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
+  }
+
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
     const keys = this.keys(sessionId);
     return this.#notifications.watch(sessionId, keys.channel, handlers);
   }
 
+  /** Both connections must be up: without the subscriber, watchers would miss commits. */
   async ping(): Promise<void> {
     await this.#call('ping', false, () => this.#redis.ping());
+    if (this.#subscriber.status !== 'ready') {
+      throw new StoreUnavailableError(`redis: the notification connection is ${this.#subscriber.status}`);
+    }
   }
 
   async listSessions(): Promise<string[]> {

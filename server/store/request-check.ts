@@ -1,12 +1,9 @@
+import { isSeq } from '../../shared/protocol-parse.ts';
 import { StoreRequestError, type CommitRequest } from './event-store.ts';
 import { validateSessionId } from './session-id.ts';
 
 /** Longest accepted idempotency key, in UTF-16 code units. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
-
-function isSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
 
 /** Throws `StoreRequestError` unless the commit request is well-formed (both engines check the same way). */
 export function checkCommitRequest(request: CommitRequest): void {

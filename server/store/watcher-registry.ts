@@ -36,10 +36,6 @@ export class WatcherRegistry {
     return true;
   }
 
-  has(sessionId: string): boolean {
-    return this.#watchers.has(sessionId);
-  }
-
   sessionIds(): string[] {
     return [...this.#watchers.keys()];
   }

@@ -78,23 +78,28 @@ describe('hub: the auth seam', () => {
   });
 
   it('keeps pipelined appends in request order when authorize answers out of order', async () => {
-    let calls = 0;
+    // Every authorize waits at a gate; once all ten are waiting, the gates open in reverse order.
+    const gates: (() => void)[] = [];
+    let allWaiting = (): void => undefined;
+    const waiting = new Promise<void>((resolve) => (allWaiting = resolve));
     const slowFirst: HubAuth = {
       authenticate: () => ({ subject: 'anyone' }),
-      // The earlier the request, the later its answer.
-      authorize: async () => {
-        const delayMs = Math.max(0, 40 - 4 * calls++);
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        return true;
-      },
+      authorize: () =>
+        new Promise<boolean>((resolve) => {
+          gates.push(() => resolve(true));
+          if (gates.length === 10) allWaiting();
+        }),
     };
     const ordered = await startHub({ store, auth: slowFirst });
     const client = await RawHubClient.connect(ordered.wsUrl);
-    const replies = await Promise.all(
+    const pending = Promise.all(
       Array.from({ length: 10 }, (_, n) =>
         client.request({ type: 'append', sessionId: 'ordered', events: [{ type: 'x/y', data: n }] }),
       ),
     );
+    await waiting;
+    for (const open of [...gates].reverse()) open();
+    const replies = await pending;
     expect(replies.map((reply) => reply.type === 'ack' && reply.firstSeq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const stored = await store.read('ordered', 0, 20);
     expect(stored.map((event) => event.data)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -105,14 +110,17 @@ describe('hub: the auth seam', () => {
   it('lets an unsubscribe sent right behind a subscribe win while authorize is still thinking', async () => {
     const slow: HubAuth = {
       authenticate: () => ({ subject: 'anyone' }),
-      authorize: () => new Promise((resolve) => setTimeout(() => resolve(true), 30)),
+      authorize: () => gate,
     };
+    let open = (): void => undefined;
+    const gate = new Promise<boolean>((resolve) => (open = () => resolve(true)));
     const hub2 = await startHub({ store, auth: slow });
     const client = await RawHubClient.connect(hub2.wsUrl);
-    const [subscribed, unsubscribed] = await Promise.all([
-      client.request({ type: 'subscribe', sessionId: 'quick' }),
-      client.request({ type: 'unsubscribe', sessionId: 'quick' }),
-    ]);
+    // authorize answers only after the unsubscribe was answered.
+    const subscribing = client.request({ type: 'subscribe', sessionId: 'quick' });
+    const unsubscribed = await client.request({ type: 'unsubscribe', sessionId: 'quick' });
+    open();
+    const subscribed = await subscribing;
     expect(unsubscribed).toMatchObject({ type: 'unsubscribed', sessionId: 'quick' });
     expect(subscribed).toMatchObject({ type: 'error', code: 'NOT_SUBSCRIBED', sessionId: 'quick' });
     expect((await hub2.hub.metrics.subscriptions.get()).values[0]?.value).toBe(0);

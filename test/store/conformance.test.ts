@@ -297,6 +297,43 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       expect(await a.deleteSession(newSession())).toBe(false);
     });
 
+    it('refuses a commit whose expectedEpoch is not the current epoch, even at the right length', async () => {
+      const sessionId = newSession();
+      const { epoch: old } = await a.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 0, expectedEpoch: old, events: drafts(2, 'old') });
+      await b.deleteSession(sessionId);
+      const { epoch: current } = await b.head(sessionId);
+      await b.commit({ sessionId, expectedSeq: 0, events: drafts(2, 'new') });
+      const stale = await a.commit({ sessionId, expectedSeq: 2, expectedEpoch: old, events: drafts(1, 'stale') });
+      expect(stale).toEqual({ status: 'conflict', epoch: current, headSeq: 1 });
+      expect((await b.read(sessionId, 0, 10)).map((event) => event.data)).toEqual(
+        drafts(2, 'new').map((draft) => draft.data),
+      );
+      const fresh = await a.commit({ sessionId, expectedSeq: 2, expectedEpoch: current, events: drafts(1, 'ok') });
+      expect(fresh.status).toBe('committed');
+      // A deleted session gets a new epoch on the commit itself: an old expectedEpoch still conflicts.
+      await b.deleteSession(sessionId);
+      const afterDelete = await a.commit({ sessionId, expectedSeq: 0, expectedEpoch: current, events: drafts(1) });
+      expect(afterDelete.status).toBe('conflict');
+      expect(afterDelete.epoch).not.toBe(current);
+    });
+
+    it('reads a page together with its epoch, and reports no epoch for a session without one', async () => {
+      const sessionId = newSession();
+      expect(await a.readPage(sessionId, 0, 10)).toEqual({ epoch: undefined, events: [] });
+      const { epoch } = await a.head(sessionId);
+      expect(await b.readPage(sessionId, 0, 10)).toEqual({ epoch, events: [] });
+      const events = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(3) }));
+      expect(await b.readPage(sessionId, 1, 10)).toEqual({ epoch, events: events.slice(1) });
+      expect(await b.readPage(sessionId, 0, 2)).toEqual({ epoch, events: events.slice(0, 2) });
+      await a.deleteSession(sessionId);
+      expect(await b.readPage(sessionId, 0, 10)).toEqual({ epoch: undefined, events: [] });
+      const { epoch: next } = await b.head(sessionId);
+      expect(next).not.toBe(epoch);
+      expect(await a.readPage(sessionId, 0, 10)).toEqual({ epoch: next, events: [] });
+      await expect(a.readPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    });
+
     it('answers ping while the backend is up', async () => {
       await expect(a.ping()).resolves.toBeUndefined();
     });
