@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import type { HubClientError, HubClientState } from '../../client/index.ts';
-import { encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { untilSeq } from './support.ts';
@@ -34,8 +34,8 @@ describe('server messages the SDK does not know', () => {
     try {
       const subscription = client.subscribe('unknown/1');
       await subscription.whenLive();
-      relay.inject(encodeFrame({ type: 'notice', sessionId: 'unknown/1', text: 'a newer hub says hi' }));
-      relay.inject(encodeTextFrame({ type: 'stats', id: 1, load: 0.5 }));
+      relay.inject(encodeMsgpackValue({ type: 'notice', sessionId: 'unknown/1', text: 'a newer hub says hi' }));
+      relay.inject(JSON.stringify({ type: 'stats', id: 1, load: 0.5 }));
       await client.append('unknown/1', { type: 'test/n', data: { n: 0 } });
       await untilSeq(subscription, 0);
       expect(states).toEqual(['connected']);
@@ -50,7 +50,7 @@ describe('server messages the SDK does not know', () => {
     const { client, states, errors } = connect();
     try {
       await vi.waitFor(() => expect(client.state).toBe('connected'), { timeout: 20_000 });
-      relay.inject(encodeFrame({ type: 'events', sessionId: 'unknown/2' }));
+      relay.inject(encodeMsgpackValue({ type: 'events', sessionId: 'unknown/2' }));
       await vi.waitFor(() => expect(errors.map((error) => error.code)).toContain('PROTOCOL'), { timeout: 20_000 });
       await vi.waitFor(() => expect(states).toContain('disconnected'), { timeout: 20_000 });
     } finally {
