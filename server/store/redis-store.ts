@@ -109,6 +109,9 @@ export class RedisStore implements EventStore {
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       commandTimeout: this.#commandTimeoutMs,
+      // Commands issued in the same event-loop turn (commits and reads of many sessions) go out in one write:
+      // the append profile showed one socket write per commit.
+      enableAutoPipelining: true,
     };
     const subscriberOptions: RedisOptions = {
       ...common,
