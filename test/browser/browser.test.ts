@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { networkInterfaces } from 'node:os';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -46,13 +45,13 @@ async function bundlePage(): Promise<{ code: string; inputs: string[]; imports: 
   };
 }
 
-/** An IPv4 address of this machine other than loopback: a page served from it is not a secure context. */
-function nonLoopbackAddress(): string {
-  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
-  const found = addresses.find((entry) => entry.family === 'IPv4' && !entry.internal);
-  if (found === undefined) throw new Error('no non-loopback IPv4 address to serve an insecure origin from');
-  return found.address;
-}
+/**
+ * A host name that Chromium resolves to 127.0.0.1 (`--host-resolver-rules`): a page served under it is plain http on a
+ * name that is not `localhost`, so it is not a secure context (no `crypto.randomUUID`), while every byte stays on
+ * loopback.
+ */
+const INSECURE_HOST = 'insecure-origin.test';
+const INSECURE_ARGS = [...CHROMIUM_ARGS, `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`];
 
 describe('the SDK in a real browser (headless Debian Chromium)', () => {
   let bundle: Awaited<ReturnType<typeof bundlePage>>;
@@ -96,17 +95,15 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
   });
 
   it('a page on an insecure origin (plain http, not localhost: no crypto.randomUUID) can append', async () => {
-    const host = nonLoopbackAddress();
-    const insecure = createServer(serve);
-    await new Promise<void>((resolve) => insecure.listen(0, host, resolve));
-    // A hub node on the same address: Chromium keeps an insecure public page away from loopback addresses.
-    const node = await startHub({ store, host });
-    const page = await browser.newPage();
+    const insecureBrowser = await chromium.launch({ executablePath: CHROMIUM, args: INSECURE_ARGS });
     try {
-      const address = insecure.address();
+      const page = await insecureBrowser.newPage();
+      const address = server.address();
       if (address === null || typeof address === 'string') throw new Error('no address');
-      const query = new URLSearchParams({ hub: node.wsUrl, session: 'browser/insecure', append: 'from http' });
-      await page.goto(`http://${host}:${address.port}/?${query.toString()}`);
+      const hubUrl = new URL(hub.wsUrl);
+      hubUrl.hostname = INSECURE_HOST;
+      const query = new URLSearchParams({ hub: hubUrl.toString(), session: 'browser/insecure', append: 'from http' });
+      await page.goto(`http://${INSECURE_HOST}:${address.port}/?${query.toString()}`);
       await page.waitForFunction(() => document.body.dataset['appended'] !== undefined, undefined, {
         timeout: 20_000,
       });
@@ -115,9 +112,7 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
       const log = await store.read('browser/insecure', 0, 10);
       expect(log.map((event) => event.data)).toEqual([{ role: 'user', content: 'from http' }]);
     } finally {
-      await page.close();
-      await new Promise<void>((resolve) => insecure.close(() => resolve()));
-      await node.close();
+      await insecureBrowser.close();
     }
   });
 
