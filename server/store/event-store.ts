@@ -16,7 +16,7 @@ export interface CommitRequest {
   readonly expectedSeq: number;
   /**
    * The commit succeeds only if the session's epoch is still this one (the epoch the batch was validated
-   * against); on a mismatch the answer is `conflict` with the current epoch. Omitted: any epoch.
+   * against); on a mismatch the answer is `conflict` with the current epoch. Omitted: the epoch is not checked.
    */
   readonly expectedEpoch?: string;
   readonly events: readonly ValidatedDraft[];
