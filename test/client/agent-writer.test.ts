@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AgentWriter, HubClient } from '../../client/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { AgentWriter } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
-import type { EventStore } from '../../server/index.ts';
-import { memoryStore, startNode, type Node } from './hubs.ts';
+import { useMemoryHubClient } from './hubs.ts';
 
 async function writeCalculatorTurn(writer: AgentWriter, question: string): Promise<void> {
   await writer.userMessage(question);
@@ -23,28 +22,15 @@ async function writeCalculatorTurn(writer: AgentWriter, question: string): Promi
 }
 
 describe('AgentWriter', () => {
-  let store: EventStore;
-  let node: Node;
-  let client: HubClient;
-
-  beforeAll(async () => {
-    store = memoryStore();
-    node = await startNode(store);
-    client = new HubClient({ url: node.wsUrl });
-  });
-  afterAll(async () => {
-    client.close();
-    await node.hub.close();
-    await store.close();
-  });
+  const hub = useMemoryHubClient();
 
   it('writes a multi-turn session that passes validateLifecycle(complete) and cites chunk seqs', async () => {
-    const writer = await AgentWriter.attach(client, 'writer/1');
+    const writer = await AgentWriter.attach(hub.client, 'writer/1');
     await writer.setSystemPrompt('v1');
     await writeCalculatorTurn(writer, 'one plus two?');
     await writeCalculatorTurn(writer, 'and again?');
     await writer.flush();
-    const log = await store.read('writer/1', 0, 1000);
+    const log = await hub.store.read('writer/1', 0, 1000);
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
     expect(log.filter((event) => event.type === 'turn/start').map((event) => event.data)).toEqual([
       { turn: 1 },
@@ -67,7 +53,7 @@ describe('AgentWriter', () => {
   });
 
   it('continues an existing log: turn numbering, an open turn, and system prompt replacement', async () => {
-    const first = await AgentWriter.attach(client, 'writer/2');
+    const first = await AgentWriter.attach(hub.client, 'writer/2');
     await first.setSystemPrompt('old prompt');
     await writeCalculatorTurn(first, 'q1');
     await first.startTurn();
@@ -75,7 +61,7 @@ describe('AgentWriter', () => {
     await first.toolCall({ callId: 'open-call', name: 'add', arguments: '{}' });
     await first.flush();
 
-    const second = await AgentWriter.attach(client, 'writer/2');
+    const second = await AgentWriter.attach(hub.client, 'writer/2');
     expect([second.turn, second.turnOpen, second.step, second.stepOpen]).toEqual([2, true, 1, true]);
     await second.toolResult({ callId: 'open-call', content: 'done' });
     await second.endTurn('completed');
@@ -85,7 +71,7 @@ describe('AgentWriter', () => {
     await second.pruneToolResult('call-3', '[pruned]');
     await second.flush();
 
-    const log = await store.read('writer/2', 0, 1000);
+    const log = await hub.store.read('writer/2', 0, 1000);
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
     const turns = log.filter((event) => event.type === 'turn/start').map((event) => event.data);
     expect(turns).toEqual([{ turn: 1 }, { turn: 2 }, { turn: 3 }]);
@@ -105,7 +91,7 @@ describe('AgentWriter', () => {
   });
 
   it('rejects misuse with INVALID_STATE and sends nothing', async () => {
-    const writer = await AgentWriter.attach(client, 'writer/3');
+    const writer = await AgentWriter.attach(hub.client, 'writer/3');
     await expect(writer.startStep()).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await expect(writer.streamChunk('x')).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await expect(writer.endTurn()).rejects.toMatchObject({ code: 'INVALID_STATE' });
@@ -120,7 +106,7 @@ describe('AgentWriter', () => {
     await writer.requestHeader({ config: { model: 'm' } }, 'initial');
     await writer.extension('ui/note', { text: 'shown to humans only' });
     await writer.flush();
-    const log = await store.read('writer/3', 0, 100);
+    const log = await hub.store.read('writer/3', 0, 100);
     expect(log.map((event) => event.type)).toEqual([
       'turn/start',
       'step/start',
@@ -135,18 +121,18 @@ describe('AgentWriter', () => {
   });
 
   it('a second writer on the same session makes the first fail with SEQ_CONFLICT; later calls reject too', async () => {
-    const writer = await AgentWriter.attach(client, 'writer/4');
+    const writer = await AgentWriter.attach(hub.client, 'writer/4');
     await writer.userMessage('hello');
-    await client.append('writer/4', { type: 'user/message', data: { role: 'user', content: 'intruder' } });
+    await hub.client.append('writer/4', { type: 'user/message', data: { role: 'user', content: 'intruder' } });
     await expect(writer.userMessage('again')).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.flush()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
     await expect(writer.startTurn()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
   });
 
   it("attaches through the client's own live subscription to the session", async () => {
-    await client.append('writer/5', { type: 'user/message', data: { role: 'user', content: 'earlier' } });
-    const subscription = client.subscribe('writer/5');
-    const writer = await AgentWriter.attach(client, 'writer/5');
+    await hub.client.append('writer/5', { type: 'user/message', data: { role: 'user', content: 'earlier' } });
+    const subscription = hub.client.subscribe('writer/5');
+    const writer = await AgentWriter.attach(hub.client, 'writer/5');
     expect(writer.nextSeq).toBe(1);
     await writer.startTurn();
     await writer.endTurn('completed');

@@ -1,64 +1,52 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HubClient } from '../../client/index.ts';
-import type { EventStore } from '../../server/index.ts';
-import { memoryStore, startNode, type Node } from './hubs.ts';
+import { describe, expect, it } from 'vitest';
+import { useMemoryHubClient } from './hubs.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 
 describe('append', () => {
-  let store: EventStore;
-  let node: Node;
-  let client: HubClient;
-
-  beforeAll(async () => {
-    store = memoryStore();
-    node = await startNode(store);
-    client = new HubClient({ url: node.wsUrl });
-  });
-  afterAll(async () => {
-    client.close();
-    await node.hub.close();
-    await store.close();
-  });
+  const hub = useMemoryHubClient();
 
   it('resolves with the committed events: seqs, commit time, surfaceOp defaulted', async () => {
-    const events = await client.append('append/1', [user('a'), { type: 'turn/start', data: { turn: 1 } }]);
+    const events = await hub.client.append('append/1', [user('a'), { type: 'turn/start', data: { turn: 1 } }]);
     expect(events).toHaveLength(2);
     expect(events.map((event) => event.seq)).toEqual([0, 1]);
     expect(events[0]).toMatchObject({ type: 'user/message', surfaceOp: 'append' });
     expect(events[1]).not.toHaveProperty('surfaceOp');
     expect(events[0]!.time).toBe(events[1]!.time);
-    expect((await store.read('append/1', 0, 10)).map((event) => event.type)).toEqual(['user/message', 'turn/start']);
+    expect((await hub.store.read('append/1', 0, 10)).map((event) => event.type)).toEqual([
+      'user/message',
+      'turn/start',
+    ]);
   });
 
   it('a retry with the same idempotency key commits once and returns the original seqs', async () => {
-    const first = await client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
-    await client.append('append/2', user('other'));
-    const retry = await client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
+    const first = await hub.client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
+    await hub.client.append('append/2', user('other'));
+    const retry = await hub.client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
     expect(retry).toEqual(first);
-    expect(await store.read('append/2', 0, 10)).toHaveLength(2);
+    expect(await hub.store.read('append/2', 0, 10)).toHaveLength(2);
   });
 
   it('rejects a stale expectedSeq with SEQ_CONFLICT (and the head) and an invalid event with its code', async () => {
-    await client.append('append/3', user('a'));
-    await expect(client.append('append/3', user('b'), { expectedSeq: 0 })).rejects.toMatchObject({
+    await hub.client.append('append/3', user('a'));
+    await expect(hub.client.append('append/3', user('b'), { expectedSeq: 0 })).rejects.toMatchObject({
       code: 'SEQ_CONFLICT',
       sessionId: 'append/3',
       details: { headSeq: 0 },
     });
     await expect(
-      client.append('append/3', {
+      hub.client.append('append/3', {
         type: 'user/message',
         data: { role: 'user', content: 'x' },
         surfaceOp: { op: 'replace', startSeq: 7, endSeq: 7 },
       }),
     ).rejects.toMatchObject({ code: 'SURFACE_VIOLATION' });
-    await expect(client.append('append/3', { type: 'turn/start', data: { turn: 'one' } })).rejects.toMatchObject({
+    await expect(hub.client.append('append/3', { type: 'turn/start', data: { turn: 'one' } })).rejects.toMatchObject({
       code: 'INVALID_EVENT',
     });
-    await expect(client.append('append/3', { type: 'x/y', data: { bad: Number.NaN } })).rejects.toMatchObject({
+    await expect(hub.client.append('append/3', { type: 'x/y', data: { bad: Number.NaN } })).rejects.toMatchObject({
       code: 'INVALID_JSON',
     });
-    expect(await store.read('append/3', 0, 10)).toHaveLength(1);
+    expect(await hub.store.read('append/3', 0, 10)).toHaveLength(1);
   });
 });
