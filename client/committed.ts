@@ -1,7 +1,7 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
 import type { AckMessage } from '../shared/protocol.ts';
 import { SessionLogError } from '../shared/errors.ts';
-import { freezeJson, isSurfaceType } from './core.ts';
+import { normalizeDraft } from '../shared/normalize-draft.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { OutgoingDraft } from './outbox.ts';
 
@@ -13,9 +13,8 @@ export function prepareDraft(draft: EventDraft, index: number): OutgoingDraft {
   if (typeof draft !== 'object' || draft === null || typeof draft.type !== 'string') {
     throw new HubClientError('INVALID_EVENT', `events[${index}] needs a string type`);
   }
-  let data;
   try {
-    data = freezeJson(draft.data);
+    return normalizeDraft(draft);
   } catch (error) {
     if (error instanceof SessionLogError) {
       throw new HubClientError(error.code === 'INVALID_JSON' ? 'INVALID_JSON' : 'INVALID_EVENT', error.message, {
@@ -25,11 +24,6 @@ export function prepareDraft(draft: EventDraft, index: number): OutgoingDraft {
     }
     throw error;
   }
-  const surfaceOp = draft.surfaceOp ?? (isSurfaceType(draft.type) ? 'append' : undefined);
-  const prepared: { -readonly [K in keyof OutgoingDraft]: OutgoingDraft[K] } = { type: draft.type, data };
-  if (surfaceOp !== undefined) prepared.surfaceOp = typeof surfaceOp === 'string' ? surfaceOp : { ...surfaceOp };
-  if (draft.sourceEventSeqs !== undefined) prepared.sourceEventSeqs = Object.freeze([...draft.sourceEventSeqs]);
-  return Object.freeze(prepared);
 }
 
 /** The committed events of an acknowledged append: the drafts with the ack's seqs and commit time. */

@@ -1,7 +1,6 @@
 import {
-  freezeJson,
+  normalizeDraft,
   HubErrorCode,
-  isSurfaceType,
   type EventDraft,
   type SessionEvent,
   type ValidatedDraft,
@@ -257,15 +256,4 @@ function idempotencyMismatch(result: { readonly firstSeq: number; readonly lastS
     firstSeq: result.firstSeq,
     lastSeq: result.lastSeq,
   });
-}
-
-/** The normalized form `Session.check` gives a draft (frozen data, default surfaceOp), without the surface rules. */
-function normalizeDraft(draft: EventDraft): ValidatedDraft {
-  const surfaceOp = draft.surfaceOp ?? (isSurfaceType(draft.type) ? 'append' : undefined);
-  return {
-    type: draft.type,
-    data: freezeJson(draft.data),
-    ...(surfaceOp === undefined ? {} : { surfaceOp }),
-    ...(draft.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: draft.sourceEventSeqs }),
-  };
 }

@@ -17,6 +17,7 @@ export { projectEvent } from './project-event.ts';
 export { deriveMessages } from './derive-messages.ts';
 export { MessageProjector } from './message-projector.ts';
 export type { ProjectionChange } from './message-projector.ts';
+export { normalizeDraft } from './normalize-draft.ts';
 export { Session } from './session.ts';
 export type { SessionListener, SessionOptions } from './session.ts';
 export { parseJsonl, toJsonl } from './jsonl.ts';
