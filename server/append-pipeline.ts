@@ -11,7 +11,8 @@ import { HubError } from './hub-error.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
-import type { CommitResult, EventStore } from './store/event-store.ts';
+import { planGroup, type GroupLimits, type PlannedAppend } from './append-group.ts';
+import type { CommitBatch, EventStore } from './store/event-store.ts';
 
 export interface AppendInput {
   readonly sessionId: string;
@@ -40,8 +41,6 @@ export interface AppendPipelineDeps {
   readonly metrics: HubMetrics;
 }
 
-const textEncoder = new TextEncoder();
-
 /**
  * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
  * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
@@ -51,28 +50,48 @@ function conflictBackoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
 }
 
+/** One append waiting in its session's queue. */
+interface QueuedAppend extends PlannedAppend {
+  readonly input: AppendInput;
+  readonly whenReady: Promise<void>;
+  ready: boolean;
+  readyError: unknown;
+  /** The cache was refreshed for it: a second `expectedSeq` mismatch is final. */
+  refreshed: boolean;
+  /** Conflicting commits it took part in. */
+  conflicts: number;
+  readonly resolve: (outcome: AppendOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
- * Appends, one at a time per session on this node (a promise chain per session, so the node never conflicts with
- * itself): validate the batch with the shared core against the cached session, commit with
- * `expectedSeq = length` and `expectedEpoch` = the epoch the session was built from, and on a conflict (another
- * node appended, or the session was deleted and rewritten) refresh from the store, re-validate and retry
- * (bounded). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing is written unless the
- * whole batch is valid.
+ * Appends, in call order per session, with group commit. Each session has a queue on this node and at most one
+ * commit in flight (so the node never conflicts with itself); while it is in flight, later appends queue up, and
+ * the next commit takes as many of them as validate in order (`planGroup`): one store round trip, one
+ * notification and one frame per subscriber for the whole group, one ack per append. Validation is the shared
+ * core's, against the cached session; the commit carries `expectedSeq` = the session's length and
+ * `expectedEpoch` = the epoch the session was built from. On a conflict (another node appended, or the session
+ * was deleted and rewritten) the node refreshes from the store, re-validates and retries (bounded, full-jitter
+ * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing of an append is
+ * written unless all of it is valid; an invalid append fails alone and the ones behind it go on.
  */
 export class AppendPipeline {
-  readonly #tails = new Map<string, Promise<void>>();
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #queues = new Map<string, QueuedAppend[]>();
+  readonly #running = new Set<Promise<void>>();
   readonly #deps: AppendPipelineDeps;
+  readonly #groupLimits: GroupLimits;
   #closing = false;
 
   constructor(deps: AppendPipelineDeps) {
     this.#deps = deps;
+    const { maxEventsPerAppend, maxFrameBytes, maxEventBytes } = deps.limits;
+    this.#groupLimits = { maxEvents: maxEventsPerAppend, maxBytes: maxFrameBytes, maxEventBytes };
   }
 
   /**
-   * Queue an append behind the session's earlier ones. `ready` (e.g. the caller's authorization) is awaited in
-   * the queue, so the order of calls is the commit order even when `ready` settles out of order; when it
-   * rejects, the append fails with its error and nothing is written.
+   * Queue an append behind the session's earlier ones. `ready` (e.g. the caller's authorization) must resolve
+   * before the append may commit; the order of calls is the commit order even when `ready` settles out of order;
+   * when it rejects, the append fails with its error and nothing is written.
    */
   append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
     ready.catch(() => undefined); // surfaced through the returned promise
@@ -88,108 +107,193 @@ export class AppendPipeline {
     } catch (error) {
       return Promise.reject(error);
     }
-    const previous = this.#tails.get(input.sessionId) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      await ready;
-      return this.#run(input);
+    const queued = this.#deps.metrics.appendsQueued;
+    queued.inc();
+    return new Promise<AppendOutcome>((resolve, reject) => {
+      const item: QueuedAppend = {
+        input,
+        whenReady: ready,
+        ready: false,
+        readyError: undefined,
+        refreshed: false,
+        conflicts: 0,
+        resolve: (outcome) => {
+          queued.dec();
+          resolve(outcome);
+        },
+        reject: (error) => {
+          queued.dec();
+          reject(error);
+        },
+      };
+      ready.then(
+        () => {
+          item.ready = true;
+        },
+        (error: unknown) => {
+          item.readyError = error ?? new Error('not ready');
+        },
+      );
+      const queue = this.#queues.get(input.sessionId);
+      if (queue !== undefined) {
+        queue.push(item);
+        return;
+      }
+      this.#queues.set(input.sessionId, [item]);
+      const running = this.#drainQueue(input.sessionId).finally(() => this.#running.delete(running));
+      this.#running.add(running);
     });
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(input.sessionId, settled);
-    this.#inFlight.add(settled);
-    void settled.then(() => {
-      this.#inFlight.delete(settled);
-      if (this.#tails.get(input.sessionId) === settled) this.#tails.delete(input.sessionId);
-    });
-    return run;
   }
 
   /** Refuse new appends and wait for the ones in flight. */
   async drain(): Promise<void> {
     this.#closing = true;
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    while (this.#running.size > 0) await Promise.all([...this.#running]);
   }
 
-  async #run(input: AppendInput): Promise<AppendOutcome> {
-    const { cache } = this.#deps;
-    const entry = await cache.acquire(input.sessionId);
+  /** Commit the session's queued appends, group by group, until the queue is empty. Never rejects. */
+  async #drainQueue(sessionId: string): Promise<void> {
+    const queue = this.#queues.get(sessionId)!;
     try {
-      return await this.#attempt(input, entry);
+      while (queue.length > 0) {
+        const head = queue[0]!;
+        await head.whenReady.catch(() => undefined);
+        if (!head.ready) {
+          settle(queue, head).reject(head.readyError);
+          continue;
+        }
+        let entry: CachedSession;
+        try {
+          entry = await this.#deps.cache.acquire(sessionId);
+        } catch (error) {
+          settle(queue, head).reject(error);
+          continue;
+        }
+        try {
+          await this.#step(queue, entry);
+        } catch (error) {
+          // A bug, not an outcome: fail the append it stopped at rather than the whole queue.
+          this.#deps.logger.error({ err: error, sessionId }, 'append pipeline step failed');
+          if (queue[0] === head) settle(queue, head).reject(error);
+        } finally {
+          this.#deps.cache.release(entry);
+        }
+      }
     } finally {
-      cache.release(entry);
+      this.#queues.delete(sessionId);
     }
   }
 
-  async #attempt(input: AppendInput, entry: CachedSession): Promise<AppendOutcome> {
-    const { store, cache, retries, metrics } = this.#deps;
-    let refreshed = false;
-    for (let attempt = 0; ; attempt++) {
-      const nextSeq = entry.session.length;
-      if (input.expectedSeq !== undefined && input.expectedSeq !== nextSeq) {
-        if (!refreshed) {
-          await cache.refresh(entry);
-          refreshed = true;
-          continue;
-        }
-        const duplicate = await this.#probeDuplicate(input);
-        if (duplicate !== undefined) return duplicate;
-        throw seqConflict(`expectedSeq ${input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1);
+  /** One planning and commit round: settles at least one append, or refreshes the cache (bounded by retries). */
+  async #step(queue: QueuedAppend[], entry: CachedSession): Promise<void> {
+    const plan = planGroup(queue, entry.session, this.#groupLimits);
+    switch (plan.kind) {
+      case 'seq-mismatch':
+        return this.#onSeqMismatch(queue, entry, plan.item);
+      case 'invalid': {
+        const { item, error } = plan;
+        settle(queue, item);
+        const duplicate = await this.#probeDuplicate(item.input).catch((probeError: unknown) => {
+          item.reject(probeError);
+          return null;
+        });
+        if (duplicate === null) return;
+        if (duplicate !== undefined) item.resolve(duplicate);
+        else item.reject(error);
+        return;
       }
-      let validated: readonly ValidatedDraft[];
+      case 'group':
+        try {
+          await this.#commitGroup(queue, entry, plan.items, plan.batches);
+        } catch (error) {
+          for (const item of plan.items) if (queue.includes(item)) settle(queue, item).reject(error);
+        }
+    }
+  }
+
+  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    if (!item.refreshed) {
+      item.refreshed = true;
       try {
-        validated = entry.session.check(input.events);
+        await this.#deps.cache.refresh(entry);
       } catch (error) {
-        const duplicate = await this.#probeDuplicate(input);
-        if (duplicate !== undefined) return duplicate;
-        throw error;
+        settle(queue, item).reject(error);
       }
-      this.#checkEventSizes(validated);
-      const result = await store.commit({
-        sessionId: input.sessionId,
-        expectedSeq: nextSeq,
-        expectedEpoch: entry.epoch,
-        events: validated,
-        ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
-      });
-      if (result.status === 'conflict') {
-        if (result.epoch !== entry.epoch) {
-          // The session was deleted (and maybe rewritten) since the entry was built: validate again on the new log.
-          if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
-          await cache.refresh(entry, result.epoch);
-          refreshed = true;
-          continue;
-        }
-        if (input.expectedSeq !== undefined) {
-          throw seqConflict(`expectedSeq ${input.expectedSeq} does not match the head`, result.headSeq);
-        }
-        if (attempt >= retries) throw seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq);
-        metrics.appendRetries.inc();
-        await conflictBackoff(attempt);
-        await cache.refresh(entry, result.epoch);
-        refreshed = true;
-        continue;
-      }
-      return this.#outcome(input, entry, result);
+      return;
+    }
+    settle(queue, item);
+    try {
+      const duplicate = await this.#probeDuplicate(item.input);
+      if (duplicate !== undefined) return item.resolve(duplicate);
+      const nextSeq = entry.session.length;
+      item.reject(
+        seqConflict(`expectedSeq ${item.input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1),
+      );
+    } catch (error) {
+      item.reject(error);
     }
   }
 
-  #outcome(input: AppendInput, entry: CachedSession, result: Exclude<CommitResult, { status: 'conflict' }>) {
-    const { sessionId } = input;
+  async #commitGroup(
+    queue: QueuedAppend[],
+    entry: CachedSession,
+    items: readonly QueuedAppend[],
+    batches: readonly CommitBatch[],
+  ): Promise<void> {
+    const { store, cache, metrics, retries } = this.#deps;
+    const { sessionId } = entry;
+    const expectedSeq = entry.session.length;
+    const result = await store.commitGroup({ sessionId, expectedSeq, expectedEpoch: entry.epoch, batches });
     switch (result.status) {
       case 'committed': {
-        const { events, epoch } = result;
-        this.#deps.cache.applyOwnCommit(entry, epoch, events);
-        const firstSeq = events[0]!.seq;
-        const lastSeq = events[events.length - 1]!.seq;
-        const time = events[0]!.time;
-        return { sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events };
+        const { epoch, events } = result;
+        metrics.groupCommitAppends.observe(items.length);
+        cache.applyOwnCommit(entry, epoch, events); // throws INTERNAL (failing the group) if the cache disagreed
+        for (const item of items) settle(queue, item);
+        let offset = 0;
+        items.forEach((item, index) => {
+          const mine = events.slice(offset, offset + batches[index]!.events.length);
+          offset += mine.length;
+          const { seq: firstSeq, time } = mine[0]!;
+          const lastSeq = mine[mine.length - 1]!.seq;
+          item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
+        });
+        return;
       }
-      case 'duplicate':
-        return duplicateOutcome(sessionId, result);
-      case 'idempotency-mismatch':
-        throw idempotencyMismatch(result);
+      case 'keys-known':
+        result.keys.forEach((known, index) => {
+          if (known === undefined) return;
+          const item = settle(queue, items[index]!);
+          if (known.sameBatch) item.resolve(duplicateOutcome(sessionId, { epoch: result.epoch, ...known }));
+          else item.reject(idempotencyMismatch(known));
+        });
+        return;
+      case 'conflict': {
+        if (result.epoch === entry.epoch) {
+          // Appends positioned by the client at a head that moved cannot be retried elsewhere.
+          for (const item of items) {
+            if (item.input.expectedSeq === undefined) continue;
+            const message = `expectedSeq ${item.input.expectedSeq} does not match the head`;
+            settle(queue, item).reject(seqConflict(message, result.headSeq));
+          }
+        }
+        let attempt = 0;
+        for (const item of items) {
+          if (!queue.includes(item)) continue;
+          item.refreshed = true;
+          attempt = Math.max(attempt, item.conflicts);
+          if (++item.conflicts > retries) {
+            settle(queue, item).reject(seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq));
+          }
+        }
+        if (result.epoch === entry.epoch) {
+          metrics.appendRetries.inc();
+          await conflictBackoff(attempt);
+        }
+        // Deleted (and maybe rewritten) since the entry was built: validate again on the new log.
+        await cache.refresh(entry, result.epoch);
+        return;
+      }
     }
   }
 
@@ -223,30 +327,23 @@ export class AppendPipeline {
         throw idempotencyMismatch(result);
     }
   }
+}
 
-  #checkEventSizes(events: readonly ValidatedDraft[]): void {
-    const limit = this.#deps.limits.maxEventBytes;
-    events.forEach((event, index) => {
-      const json = JSON.stringify(event);
-      // UTF-8 is at most 3 bytes per UTF-16 unit: only measure exactly when it could matter.
-      if (json.length * 3 <= limit) return;
-      const bytes = textEncoder.encode(json).byteLength;
-      if (bytes > limit) {
-        throw new HubError(HubErrorCode.EVENT_TOO_LARGE, `events[${index}] is ${bytes} bytes, above ${limit}`, {
-          index,
-          bytes,
-          limit,
-        });
-      }
-    });
-  }
+/** Take a settled append out of its queue (and return it, to resolve or reject). */
+function settle(queue: QueuedAppend[], item: QueuedAppend): QueuedAppend {
+  const index = queue.indexOf(item);
+  if (index !== -1) queue.splice(index, 1);
+  return item;
 }
 
 function seqConflict(message: string, headSeq: number): HubError {
   return new HubError(HubErrorCode.SEQ_CONFLICT, message, { headSeq });
 }
 
-function duplicateOutcome(sessionId: string, result: Extract<CommitResult, { status: 'duplicate' }>): AppendOutcome {
+function duplicateOutcome(
+  sessionId: string,
+  result: { readonly epoch: string; readonly firstSeq: number; readonly lastSeq: number; readonly time: number },
+): AppendOutcome {
   const { epoch, firstSeq, lastSeq, time } = result;
   return { sessionId, epoch, firstSeq, lastSeq, time, duplicate: true, events: undefined };
 }

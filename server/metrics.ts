@@ -15,6 +15,8 @@ export class HubMetrics {
   readonly appends: Counter<'result'>;
   readonly appendRetries: Counter;
   readonly appendDuration: Histogram;
+  readonly groupCommitAppends: Histogram;
+  readonly appendsQueued: Gauge;
   readonly eventsAppended: Counter;
   readonly deliveries: Counter;
   readonly framesSent: Counter;
@@ -54,6 +56,17 @@ export class HubMetrics {
     this.appendRetries = new Counter({
       name: `${prefix}append_retries_total`,
       help: 'Appends re-validated after another node moved the head',
+      registers,
+    });
+    this.groupCommitAppends = new Histogram({
+      name: `${prefix}group_commit_appends`,
+      help: 'Appends committed together in one store commit (group commit)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers,
+    });
+    this.appendsQueued = new Gauge({
+      name: `${prefix}appends_queued`,
+      help: 'Appends accepted by this node and not yet answered (waiting for, or in, a commit)',
       registers,
     });
     this.appendDuration = new Histogram({

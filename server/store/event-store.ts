@@ -57,6 +57,59 @@ export type CommitResult =
       readonly lastSeq: number;
     };
 
+/** One append inside a group commit: its events and its own idempotency key. */
+export interface CommitBatch {
+  readonly events: readonly ValidatedDraft[];
+  /** Dedupe key kept for the session's lifetime; distinct within one group. */
+  readonly idempotencyKey?: string;
+}
+
+/**
+ * Several appends of one session committed in one atomic step (group commit): the batches get contiguous seqs
+ * in the given order, one commit time and one notification, all or none. Each batch keeps its own idempotency
+ * key, so each can be answered (and retried) on its own.
+ */
+export interface GroupCommitRequest {
+  readonly sessionId: string;
+  /** The group succeeds only if the session's next seq is still this (the first batch's first seq). */
+  readonly expectedSeq: number;
+  /** As in `CommitRequest`: the group succeeds only in this epoch. Omitted: the epoch is not checked. */
+  readonly expectedEpoch?: string;
+  readonly batches: readonly CommitBatch[];
+}
+
+/** What an idempotency key remembers: the batch it committed, and whether that batch had the same content. */
+export interface KnownKey {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly time: number;
+  /** False when the key committed a different batch (other types, data or surface ops). */
+  readonly sameBatch: boolean;
+}
+
+export type GroupCommitResult =
+  | {
+      readonly status: 'committed';
+      readonly epoch: string;
+      /** Every batch's committed events, in order: batch i starts after the events of batches 0..i-1. */
+      readonly events: readonly SessionEvent[];
+    }
+  | {
+      /** The head moved, or the epoch is not `expectedEpoch`: nothing was written. */
+      readonly status: 'conflict';
+      readonly epoch: string;
+      readonly headSeq: number;
+    }
+  | {
+      /**
+       * At least one batch's idempotency key had committed before: nothing was written. `keys[i]` is what batch
+       * i's key committed, undefined for the batches whose key is new (or that have none).
+       */
+      readonly status: 'keys-known';
+      readonly epoch: string;
+      readonly keys: readonly (KnownKey | undefined)[];
+    };
+
 /** Committed events of one session, as every hub node sees them (order by seq; may arrive with gaps). */
 export interface CommittedBatch {
   readonly sessionId: string;
@@ -94,6 +147,11 @@ export interface EventStore {
   head(sessionId: string): Promise<SessionHead>;
   /** Append a validated batch atomically: all events or none, contiguous seqs, one commit time. */
   commit(request: CommitRequest): Promise<CommitResult>;
+  /**
+   * Append several validated batches (appends) of one session in one atomic step, each with its own idempotency
+   * key: `commit` is the group of one. Duplicate keys within the group are a `StoreRequestError`.
+   */
+  commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult>;
   /** Up to `limit` events with seq ≥ `fromSeq`, ascending. */
   read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
   /**

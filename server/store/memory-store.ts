@@ -7,11 +7,15 @@ import {
   type CommitResult,
   type EventPage,
   type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KnownKey,
   type SessionHead,
   type StoreWatchHandlers,
 } from './event-store.ts';
 import { MemoryBackend } from './memory-backend.ts';
-import { checkCommitRequest, checkReadRequest } from './request-check.ts';
+import { groupOfOne, singleResult } from './group-commit.ts';
+import { checkGroupCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from './watcher-registry.ts';
 
@@ -52,31 +56,46 @@ export class MemoryStore implements EventStore {
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
+    return singleResult(await this.commitGroup(groupOfOne(request)));
+  }
+
+  async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
     this.#checkOpen();
-    checkCommitRequest(request);
+    checkGroupCommitRequest(request);
     const session = this.backend.session(request.sessionId);
     const { epoch } = session;
-    const digest = request.idempotencyKey === undefined ? '' : batchDigest(request.events);
-    if (request.idempotencyKey !== undefined) {
-      const record = session.idempotency.get(request.idempotencyKey);
-      if (record !== undefined) {
-        const { firstSeq, lastSeq } = record;
-        if (record.digest !== digest) return { status: 'idempotency-mismatch', epoch, firstSeq, lastSeq };
-        return { status: 'duplicate', epoch, firstSeq, lastSeq, time: record.time };
-      }
-    }
+    const digests = request.batches.map((batch) =>
+      batch.idempotencyKey === undefined ? '' : batchDigest(batch.events),
+    );
+    const keys = request.batches.map((batch, index): KnownKey | undefined => {
+      const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
+      if (record === undefined) return undefined;
+      const { firstSeq, lastSeq, time } = record;
+      return { firstSeq, lastSeq, time, sameBatch: record.digest === digests[index] };
+    });
+    if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch, keys };
     const firstSeq = session.events.length;
     const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
     if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
     const time = Date.now();
-    const events: SessionEvent[] = request.events.map((draft, index) =>
-      toSessionEvent(decodeEventBody(encodeEventBody(draft), 'memory'), firstSeq + index, time),
-    );
-    session.events.push(...events);
-    if (request.idempotencyKey !== undefined) {
-      const lastSeq = firstSeq + events.length - 1;
-      session.idempotency.set(request.idempotencyKey, { firstSeq, lastSeq, time, digest });
-    }
+    const events: SessionEvent[] = [];
+    request.batches.forEach((batch, index) => {
+      const batchFirstSeq = firstSeq + events.length;
+      for (const draft of batch.events) {
+        const stored = decodeEventBody(encodeEventBody(draft), 'memory');
+        events.push(toSessionEvent(stored, firstSeq + events.length, time));
+      }
+      if (batch.idempotencyKey !== undefined) {
+        const lastSeq = firstSeq + events.length - 1;
+        session.idempotency.set(batch.idempotencyKey, {
+          firstSeq: batchFirstSeq,
+          lastSeq,
+          time,
+          digest: digests[index]!,
+        });
+      }
+    });
+    for (const event of events) session.events.push(event);
     this.backend.publish({ sessionId: request.sessionId, epoch, events });
     return { status: 'committed', epoch, events };
   }

@@ -5,13 +5,14 @@
  */
 
 /**
- * Commit one batch atomically.
+ * Commit a group of batches (appends) of one session atomically; a single commit is the group of one.
  * KEYS: 1 log stream, 2 epoch, 3 idempotency hash.
- * ARGV: 1 candidate epoch, 2 expectedSeq, 3 idempotency key ('' = none), 4 batch digest, 5 channel,
- *       6 expected epoch ('' = any), 7 msgpack array header for the batch, 8.. one msgpack body per event.
- * Returns {'committed', epoch, time} | {'duplicate', epoch, 'first:last:time:digest'} | {'conflict', epoch, length}.
- * Every check happens before the first event is written; the only possible write before a check is the epoch
- * (a session's first access), which is idempotent.
+ * ARGV: 1 candidate epoch, 2 expectedSeq, 3 channel, 4 expected epoch ('' = any), 5 number of batches B,
+ *       then per batch 3 items: idempotency key ('' = none), batch digest, event count;
+ *       then the msgpack array header for all the events, then one msgpack body per event.
+ * Returns {'committed', epoch, time} | {'keys-known', epoch, {record or '' per batch}} | {'conflict', epoch, length}
+ * (a record is 'first:last:time:digest'). Every check happens before the first event is written; the only
+ * possible write before a check is the epoch (a session's first access), which is idempotent.
  */
 export const COMMIT_SCRIPT = `#!lua
 local epoch = redis.call('GET', KEYS[2])
@@ -19,24 +20,38 @@ if not epoch then
   epoch = ARGV[1]
   redis.call('SET', KEYS[2], epoch)
 end
-local key = ARGV[3]
-if key ~= '' then
-  local record = redis.call('HGET', KEYS[3], key)
-  if record then return {'duplicate', epoch, record} end
+local batches = tonumber(ARGV[5])
+local records = {}
+local known = false
+for b = 1, batches do
+  local key = ARGV[3 + 3 * b]
+  local record = ''
+  if key ~= '' then
+    record = redis.call('HGET', KEYS[3], key)
+    if record then known = true else record = '' end
+  end
+  records[b] = record
 end
+if known then return {'keys-known', epoch, records} end
 local length = redis.call('XLEN', KEYS[1])
-if ARGV[6] ~= '' and ARGV[6] ~= epoch then return {'conflict', epoch, tostring(length)} end
+if ARGV[4] ~= '' and ARGV[4] ~= epoch then return {'conflict', epoch, tostring(length)} end
 if length ~= tonumber(ARGV[2]) then return {'conflict', epoch, tostring(length)} end
 local now = redis.call('TIME')
 local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
-local count = #ARGV - 7
-for i = 1, count do
-  redis.call('XADD', KEYS[1], string.format('%d-1', length + i - 1), 'e', ARGV[7 + i], 't', time)
+local header = 6 + 3 * batches
+local seq = length
+for b = 1, batches do
+  local first = seq
+  for i = 1, tonumber(ARGV[5 + 3 * b]) do
+    redis.call('XADD', KEYS[1], string.format('%d-1', seq), 'e', ARGV[header + 1 + seq - length], 't', time)
+    seq = seq + 1
+  end
+  local key = ARGV[3 + 3 * b]
+  if key ~= '' then
+    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[4 + 3 * b])
+  end
 end
-if key ~= '' then
-  redis.call('HSET', KEYS[3], key, string.format('%d:%d:', length, length + count - 1) .. time .. ':' .. ARGV[4])
-end
-redis.call('PUBLISH', ARGV[5], string.format('%d:', length) .. time .. ':' .. epoch .. '|' .. ARGV[7] .. table.concat(ARGV, '', 8))
+redis.call('PUBLISH', ARGV[3], string.format('%d:', length) .. time .. ':' .. epoch .. '|' .. table.concat(ARGV, '', header))
 return {'committed', epoch, time}
 `;
 

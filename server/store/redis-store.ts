@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SessionEvent } from '../../shared/index.ts';
 import { batchDigest } from './batch-digest.ts';
+import { groupOfOne, singleResult } from './group-commit.ts';
 import { encodeEventBody, msgpackArrayHeader, toSessionEvent } from './event-codec.ts';
 import {
   StoreDataError,
@@ -9,6 +10,9 @@ import {
   type CommitResult,
   type EventPage,
   type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KnownKey,
   type SessionHead,
   type StoreWatchHandlers,
 } from './event-store.ts';
@@ -25,7 +29,7 @@ import {
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, READ_SCRIPT } from './redis-scripts.ts';
-import { checkCommitRequest, checkReadRequest } from './request-check.ts';
+import { checkGroupCommitRequest, checkReadRequest } from './request-check.ts';
 import { validateSessionId } from './session-id.ts';
 import { withTimeout } from './timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
@@ -170,36 +174,51 @@ export class RedisStore implements EventStore {
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
-    checkCommitRequest(request);
+    return singleResult(await this.commitGroup(groupOfOne(request)));
+  }
+
+  async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    checkGroupCommitRequest(request);
     const keys = sessionKeys(this.keyPrefix, request.sessionId);
-    const key = request.idempotencyKey ?? '';
-    const digest = key === '' ? '' : batchDigest(request.events);
-    const bodies = request.events.map(encodeEventBody);
-    const args = [newEpoch(), String(request.expectedSeq), key, digest, keys.channel, request.expectedEpoch ?? ''];
-    const reply = await this.#call('commit', true, () =>
-      this.#redis.shCommit(
-        keys.log,
-        keys.epoch,
-        keys.idempotency,
-        ...args,
-        msgpackArrayHeader(bodies.length),
-        ...bodies,
-      ),
-    );
-    const [status, epoch, detail] = reply as [string, string, string];
+    const { batches } = request;
+    const digests = batches.map((batch) => (batch.idempotencyKey === undefined ? '' : batchDigest(batch.events)));
+    const args: (string | Buffer)[] = [
+      keys.log,
+      keys.epoch,
+      keys.idempotency,
+      newEpoch(),
+      String(request.expectedSeq),
+      keys.channel,
+      request.expectedEpoch ?? '',
+      String(batches.length),
+    ];
+    let count = 0;
+    batches.forEach((batch, index) => {
+      args.push(batch.idempotencyKey ?? '', digests[index]!, String(batch.events.length));
+      count += batch.events.length;
+    });
+    args.push(msgpackArrayHeader(count));
+    for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
+    const reply = await this.#call('commit', true, () => this.#redis.shCommit(...args));
+    const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
       const time = Number(detail);
-      const events: SessionEvent[] = request.events.map((draft, index) =>
-        toSessionEvent(draft, request.expectedSeq + index, time),
-      );
+      const events: SessionEvent[] = [];
+      for (const batch of batches) {
+        for (const draft of batch.events) {
+          events.push(toSessionEvent(draft, request.expectedSeq + events.length, time));
+        }
+      }
       return { status, epoch, events };
     }
     if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
-    if (status === 'duplicate') {
-      const record = parseSeqRecord(detail);
-      const { firstSeq, lastSeq } = record;
-      if (record.digest !== digest) return { status: 'idempotency-mismatch', epoch, firstSeq, lastSeq };
-      return { status, epoch, firstSeq, lastSeq, time: record.time };
+    if (status === 'keys-known' && Array.isArray(detail)) {
+      const known = detail.map((record, index): KnownKey | undefined => {
+        if (record === '') return undefined;
+        const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
+        return { firstSeq, lastSeq, time, sameBatch: digest === digests[index] };
+      });
+      return { status, epoch, keys: known };
     }
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
   }

@@ -1,26 +1,33 @@
 import { isSeq } from '../../shared/protocol-parse.ts';
-import { StoreRequestError, type CommitRequest } from './event-store.ts';
+import { StoreRequestError, type GroupCommitRequest } from './event-store.ts';
 import { validateSessionId } from './session-id.ts';
 
 /** Longest accepted idempotency key, in UTF-16 code units. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
-/** Throws `StoreRequestError` unless the commit request is well-formed (both engines check the same way). */
-export function checkCommitRequest(request: CommitRequest): void {
+/** Throws `StoreRequestError` unless the group is well-formed (both engines check the same way). */
+export function checkGroupCommitRequest(request: GroupCommitRequest): void {
   validateSessionId(request.sessionId);
   if (!isSeq(request.expectedSeq)) {
     throw new StoreRequestError('expectedSeq must be a non-negative safe integer');
   }
-  if (!Array.isArray(request.events) || request.events.length === 0) {
-    throw new StoreRequestError('a commit needs at least one event');
+  if (!Array.isArray(request.batches) || request.batches.length === 0) {
+    throw new StoreRequestError('a group commit needs at least one batch');
   }
-  const key = request.idempotencyKey;
-  if (key !== undefined) {
+  const keys = new Set<string>();
+  for (const batch of request.batches) {
+    if (!Array.isArray(batch.events) || batch.events.length === 0) {
+      throw new StoreRequestError('a commit needs at least one event');
+    }
+    const key = batch.idempotencyKey;
+    if (key === undefined) continue;
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new StoreRequestError(
         `an idempotency key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
       );
     }
+    if (keys.has(key)) throw new StoreRequestError(`idempotency key '${key}' appears twice in one group commit`);
+    keys.add(key);
   }
 }
 

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore, StoreUnavailableError } from '../../server/index.ts';
-import type { CommitRequest, CommitResult } from '../../server/index.ts';
+import type { GroupCommitRequest, GroupCommitResult } from '../../server/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
 /** A memory store that is "unreachable" for the first commit of each idempotency key listed. */
 class FlakyCommitStore extends MemoryStore {
   readonly failFirst = new Set<string>();
 
-  override async commit(request: CommitRequest): Promise<CommitResult> {
-    const key = request.idempotencyKey;
-    if (key !== undefined && this.failFirst.delete(key)) throw new StoreUnavailableError('injected outage');
-    return super.commit(request);
+  override async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    const listed = request.batches.filter((batch) => this.failFirst.delete(batch.idempotencyKey ?? ''));
+    if (listed.length > 0) throw new StoreUnavailableError('injected outage');
+    return super.commitGroup(request);
   }
 }
 

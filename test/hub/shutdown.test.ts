@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
-import type { CommitRequest, CommitResult } from '../../server/store/event-store.ts';
+import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { startHub } from '../helpers/hub.ts';
@@ -17,10 +17,10 @@ class GatedStore extends MemoryStore {
     this.reached = resolve;
   });
 
-  override async commit(request: CommitRequest): Promise<CommitResult> {
+  override async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
     this.reached();
     await this.#gate;
-    return super.commit(request);
+    return super.commitGroup(request);
   }
 }
 

@@ -334,6 +334,106 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       await expect(a.readPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
 
+    it('group-commits several batches at contiguous seqs with one time and one notification', async () => {
+      const sessionId = newSession();
+      const watcher = recorder();
+      b.watch(sessionId, watcher);
+      await b.head(sessionId);
+      const result = await a.commitGroup({
+        sessionId,
+        expectedSeq: 0,
+        batches: [
+          { events: drafts(2, 'g1'), idempotencyKey: 'g1' },
+          { events: drafts(1, 'g2') },
+          { events: drafts(3, 'g3'), idempotencyKey: 'g3' },
+        ],
+      });
+      if (result.status !== 'committed') throw new Error(`expected a commit, got ${result.status}`);
+      expect(result.events.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(result.events.map((event) => (event.data as { label: string }).label)).toEqual([
+        'g1',
+        'g1',
+        'g2',
+        'g3',
+        'g3',
+        'g3',
+      ]);
+      expect(new Set(result.events.map((event) => event.time)).size).toBe(1);
+      expect(await b.read(sessionId, 0, 10)).toEqual(result.events);
+      await vi.waitFor(() => expect(watcher.batches.flatMap((batch) => batch.events)).toEqual(result.events), WAIT);
+      expect(watcher.batches).toHaveLength(1);
+      // Each batch's key remembers its own batch.
+      const retry = await b.commit({ sessionId, expectedSeq: 6, events: drafts(3, 'g3'), idempotencyKey: 'g3' });
+      expect(retry).toMatchObject({ status: 'duplicate', firstSeq: 3, lastSeq: 5, time: result.events[0]!.time });
+      const first = await b.commit({ sessionId, expectedSeq: 6, events: drafts(2, 'g1'), idempotencyKey: 'g1' });
+      expect(first).toMatchObject({ status: 'duplicate', firstSeq: 0, lastSeq: 1 });
+    });
+
+    it('writes nothing of a group when one of its keys is known, and says which', async () => {
+      const sessionId = newSession();
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(1, 'k'), idempotencyKey: 'known' });
+      const result = await b.commitGroup({
+        sessionId,
+        expectedSeq: 1,
+        batches: [
+          { events: drafts(1, 'new'), idempotencyKey: 'new' },
+          { events: drafts(1, 'k'), idempotencyKey: 'known' },
+          { events: drafts(2, 'other'), idempotencyKey: 'known-other' },
+        ],
+      });
+      expect(result.status).toBe('keys-known');
+      if (result.status !== 'keys-known') return;
+      expect(result.keys).toEqual([
+        undefined,
+        { firstSeq: 0, lastSeq: 0, time: expect.any(Number), sameBatch: true },
+        undefined,
+      ]);
+      expect((await a.head(sessionId)).headSeq).toBe(0);
+      // A known key with different content is reported as not the same batch.
+      const mismatch = await b.commitGroup({
+        sessionId,
+        expectedSeq: 1,
+        batches: [{ events: drafts(1, 'changed'), idempotencyKey: 'known' }],
+      });
+      expect(mismatch).toMatchObject({ status: 'keys-known', keys: [{ firstSeq: 0, lastSeq: 0, sameBatch: false }] });
+      // Nothing of the refused groups was written: their new keys are still free.
+      const ok = await a.commitGroup({
+        sessionId,
+        expectedSeq: 1,
+        batches: [{ events: drafts(1), idempotencyKey: 'new' }],
+      });
+      expect(ok.status).toBe('committed');
+    });
+
+    it('refuses a whole group on a stale expectedSeq or epoch, and a group that repeats a key', async () => {
+      const sessionId = newSession();
+      const { epoch } = await a.head(sessionId);
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(2) });
+      const batches = [{ events: drafts(1), idempotencyKey: 'x' }, { events: drafts(1) }];
+      expect(await b.commitGroup({ sessionId, expectedSeq: 1, batches })).toEqual({
+        status: 'conflict',
+        epoch,
+        headSeq: 1,
+      });
+      const otherEpoch = await b.commitGroup({ sessionId, expectedSeq: 2, expectedEpoch: 'not-it', batches });
+      expect(otherEpoch).toEqual({ status: 'conflict', epoch, headSeq: 1 });
+      expect((await b.head(sessionId)).headSeq).toBe(1);
+      const twice = [
+        { events: drafts(1), idempotencyKey: 'same' },
+        { events: drafts(1), idempotencyKey: 'same' },
+      ];
+      await expect(a.commitGroup({ sessionId, expectedSeq: 2, batches: twice })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+      });
+      await expect(a.commitGroup({ sessionId, expectedSeq: 2, batches: [] })).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+      });
+      await expect(
+        a.commitGroup({ sessionId, expectedSeq: 2, batches: [{ events: drafts(1) }, { events: [] }] }),
+      ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      expect((await a.commitGroup({ sessionId, expectedSeq: 2, batches })).status).toBe('committed');
+    });
+
     it('answers ping while the backend is up', async () => {
       await expect(a.ping()).resolves.toBeUndefined();
     });
