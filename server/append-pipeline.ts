@@ -249,7 +249,7 @@ export class AppendPipeline {
         const { epoch, events } = result;
         metrics.groupCommitAppends.observe(items.length);
         cache.applyOwnCommit(entry, epoch, events); // throws INTERNAL (failing the group) if the cache disagreed
-        for (const item of items) settle(queue, item);
+        queue.splice(0, items.length); // a group is always the head of its queue
         let offset = 0;
         items.forEach((item, index) => {
           const mine = events.slice(offset, offset + batches[index]!.events.length);

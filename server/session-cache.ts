@@ -119,7 +119,7 @@ export class SessionCache {
       this.invalidate(entry.sessionId);
       return;
     }
-    if (this.#applyTo(entry, events) === 'invalid') {
+    if (this.#applyTo(entry, events, true) === 'invalid') {
       this.invalidate(entry.sessionId);
       throw storedLogInvalid(entry.sessionId);
     }
@@ -159,7 +159,7 @@ export class SessionCache {
   }
 
   /** Apply events at the entry's end: 'gap' (marked stale) when they do not start there, 'invalid' when rejected. */
-  #applyTo(entry: CachedSession, events: readonly SessionEvent[]): 'applied' | 'gap' | 'invalid' {
+  #applyTo(entry: CachedSession, events: readonly SessionEvent[], checked = false): 'applied' | 'gap' | 'invalid' {
     const fresh = events.filter((event) => event.seq >= entry.session.length);
     if (fresh.length === 0) return 'applied';
     if (fresh[0]!.seq !== entry.session.length) {
@@ -167,7 +167,9 @@ export class SessionCache {
       return 'gap';
     }
     try {
-      entry.session.applyCommitted(fresh);
+      // This node's own commits were validated against this very session just before: no second content check.
+      if (checked) entry.session.applyChecked(fresh);
+      else entry.session.applyCommitted(fresh);
       return 'applied';
     } catch (error) {
       this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'stored events failed validation');

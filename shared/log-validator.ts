@@ -86,7 +86,21 @@ export class LogValidator {
     return this.#run(events, commit, true) as SessionEvent[];
   }
 
-  #run(inputs: readonly unknown[], commit: boolean, stored: boolean): (ValidatedDraft | SessionEvent)[] {
+  /**
+   * Folds events into the surface (committing it) that were built from drafts `checkDrafts` returned at this very
+   * length (given their seq and time): their content is not checked again, only `seq`, `time` and the surface
+   * rules. For a node's own commits, whose drafts it has just validated.
+   */
+  commitChecked(events: readonly SessionEvent[]): SessionEvent[] {
+    return this.#run(events, true, true, true) as SessionEvent[];
+  }
+
+  #run(
+    inputs: readonly unknown[],
+    commit: boolean,
+    stored: boolean,
+    checked = false,
+  ): (ValidatedDraft | SessionEvent)[] {
     const firstSeq = this.#events.length;
     const pending: ValidatedDraft[] = [];
     const results: (ValidatedDraft | SessionEvent)[] = [];
@@ -97,13 +111,13 @@ export class LogValidator {
     try {
       for (const input of inputs) {
         const time = stored ? storedTime(input, seq) : 0;
-        const draft = normalize(input, seq, stored);
+        const draft = checked ? (input as ValidatedDraft) : normalize(input, seq, stored);
         if (draft.surfaceOp !== undefined) {
           const { type, data, surfaceOp, sourceEventSeqs } = draft;
           applySurfaceEvent(this.#surface, { type, data, surfaceOp, sourceEventSeqs }, seq, lookup);
         }
         pending.push(draft);
-        results.push(stored ? toEvent(draft, seq, time) : draft);
+        results.push(checked ? (input as SessionEvent) : stored ? toEvent(draft, seq, time) : draft);
         seq++;
       }
     } catch (error) {

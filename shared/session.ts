@@ -114,6 +114,17 @@ export class Session {
     return committed;
   }
 
+  /**
+   * Appends events built from the drafts `check` returned at this length (`toEvent(draft, seq, time)`), e.g. once
+   * the store committed them: only `seq`, `time` and the surface rules are checked again, not the content. Listeners
+   * are notified as for `applyCommitted`. Anything else must go through `applyCommitted`.
+   * @throws SessionLogError `INVALID_LOG` (with `seq`) or `REENTRANT_APPEND`.
+   */
+  applyChecked(events: readonly SessionEvent[]): void {
+    this.#refuseReentry();
+    this.#commit(this.#validator.commitChecked(events));
+  }
+
   /** Registers a listener for committed events; returns an idempotent unsubscribe function. */
   subscribe(listener: SessionListener): () => void {
     const entry: SessionListener = (event) => listener(event);

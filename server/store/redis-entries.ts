@@ -41,6 +41,14 @@ export function decodeStreamEntries(sessionId: string, fromSeq: number, entries:
  * Decode a published batch: `<firstSeq>:<time>:<epoch>|` (ASCII) followed by a msgpack array of event bodies.
  * Throws `StoreDataError` when the message is malformed.
  */
+/** First seq and epoch of a commit notice, read from its header only (undefined when it has none). */
+export function peekNoticeHeader(message: Buffer): { readonly firstSeq: number; readonly epoch: string } | undefined {
+  const separator = message.indexOf(SEPARATOR);
+  const header = separator < 0 ? null : HEADER.exec(message.toString('latin1', 0, separator));
+  if (header === null) return undefined;
+  return { firstSeq: Number(header[1]), epoch: header[3]! };
+}
+
 export function decodeCommittedMessage(sessionId: string, message: Buffer): CommittedBatch {
   const where = `notification for session ${sessionId}`;
   const separator = message.indexOf(SEPARATOR);

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { StoreUnavailableError, type StoreWatchHandlers } from './event-store.ts';
-import { decodeCommittedMessage } from './redis-entries.ts';
+import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from './event-store.ts';
+import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
 import { withTimeout } from './timeout.ts';
 import type { StoreErrorReporter } from './watcher-registry.ts';
@@ -28,6 +28,8 @@ export class RedisNotifications {
   readonly #report: StoreErrorReporter;
   readonly #bySession = new Map<string, Subscription>();
   readonly #byChannel = new Map<string, string>();
+  /** Per watched session: epoch and last seq of what was delivered (own commits and notices). */
+  readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
   #wasReady = false;
 
   constructor(subscriber: Redis, report: StoreErrorReporter) {
@@ -49,6 +51,7 @@ export class RedisNotifications {
       if (!this.#watchers.remove(sessionId, handlers)) return;
       this.#bySession.delete(sessionId);
       this.#byChannel.delete(channel);
+      this.#delivered.delete(sessionId);
       this.#subscriber.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
     };
   }
@@ -68,7 +71,30 @@ export class RedisNotifications {
     );
   }
 
+  /**
+   * This store just committed `batch`: deliver it to the session's local watchers at once (no pub/sub round trip),
+   * and remember it, so that its echo from Redis, and any notice of older seqs, is dropped without being decoded.
+   * Watchers get every batch in commit order, at most once (a notice of seqs before this one that arrives after it
+   * is skipped: the contract allows skips, and a watcher fills a gap from the log).
+   */
+  deliverOwn(batch: CommittedBatch): void {
+    if (!this.#bySession.has(batch.sessionId)) return;
+    const last = batch.events[batch.events.length - 1];
+    if (last === undefined) return;
+    const delivered = this.#delivered.get(batch.sessionId);
+    // The notice can beat the script's reply (two connections): then it was delivered already.
+    if (delivered !== undefined && delivered.epoch === batch.epoch && delivered.lastSeq >= last.seq) return;
+    this.#deliver(batch);
+  }
+
+  #deliver(batch: CommittedBatch): void {
+    const last = batch.events[batch.events.length - 1];
+    if (last !== undefined) this.#delivered.set(batch.sessionId, { epoch: batch.epoch, lastSeq: last.seq });
+    this.#watchers.deliver(batch);
+  }
+
   close(): void {
+    this.#delivered.clear();
     this.#watchers.clear();
     this.#bySession.clear();
     this.#byChannel.clear();
@@ -108,16 +134,26 @@ export class RedisNotifications {
     const sessionId = this.#byChannel.get(channelBuffer.toString());
     if (sessionId === undefined) return; // unsubscribed meanwhile
     if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+      this.#delivered.delete(sessionId);
       this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
       return;
     }
+    if (this.#isDelivered(sessionId, message)) return;
     try {
-      this.#watchers.deliver(decodeCommittedMessage(sessionId, message));
+      this.#deliver(decodeCommittedMessage(sessionId, message));
     } catch (error) {
       // Never deliver garbage: report, and let the watchers re-read from the log (which verifies again).
       this.#reportError(error);
       this.#watchers.resync([sessionId]);
     }
+  }
+
+  /** A notice of seqs already delivered (the echo of an own commit), or older ones, in the same epoch. */
+  #isDelivered(sessionId: string, message: Buffer): boolean {
+    const delivered = this.#delivered.get(sessionId);
+    if (delivered === undefined) return false;
+    const header = peekNoticeHeader(message);
+    return header !== undefined && header.epoch === delivered.epoch && header.firstSeq <= delivered.lastSeq;
   }
 
   #reportError(error: unknown): void {

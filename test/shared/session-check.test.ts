@@ -81,6 +81,30 @@ describe('Session.applyCommitted (the hub’s read-back path)', () => {
   });
 });
 
+describe('Session.applyChecked (the hub’s own commits)', () => {
+  it('gives the same log, surface and messages as applyCommitted for events built from check()', () => {
+    const checked = sessionOf(drafts.system('sys'), drafts.turnStart());
+    const replayed = Session.fromLog(reparsed(checked.events));
+    const validated = checked.check([drafts.user('q'), drafts.system('sys2', replace(0, 0, [0]))]);
+    const events = commitAt(validated, checked.length, 77);
+    checked.applyChecked(events);
+    replayed.applyCommitted(reparsed(events));
+    expect(checked.events).toEqual(replayed.events);
+    expect(checked.deriveMessages()).toEqual(replayed.deriveMessages());
+    // The surface was folded: a later replace sees the new system prompt (seq 3) as the current one.
+    expect(() => checked.check([drafts.system('sys3', replace(3, 3, [3]))])).not.toThrow();
+    expect(caught(() => checked.check([drafts.system('sys3', replace(0, 0, [0]))])).code).toBe('SURFACE_VIOLATION');
+  });
+
+  it('still requires seq to continue the log and a valid time, all or nothing', () => {
+    const session = sessionOf(drafts.turnStart());
+    const [draft] = session.check([drafts.user('q')]);
+    expect(caught(() => session.applyChecked(commitAt([draft!], 2, 5))).seq).toBe(1);
+    expect(caught(() => session.applyChecked(commitAt([draft!], 1, -1))).path).toBe('time');
+    expect(session.length).toBe(1);
+  });
+});
+
 describe('Session.fromLog', () => {
   const log = () =>
     reparsed(sessionOf(drafts.turnStart(), drafts.user('a'), drafts.user('b', replace(1, 1, [1]))).events);
