@@ -2,12 +2,11 @@ import type { SessionEvent } from '../../shared/index.ts';
 import type { CommittedBatch } from './event-store.ts';
 import { randomUUID } from 'node:crypto';
 
-/** What an idempotency key remembers: the batch it committed. */
+/** What an idempotency key remembers: the seqs and time of the batch it committed (the events are in the log). */
 export interface IdempotencyRecord {
   readonly firstSeq: number;
   readonly lastSeq: number;
   readonly time: number;
-  readonly digest: string;
 }
 
 /** One session's data in memory. */

@@ -1,5 +1,4 @@
 import type { SessionEvent } from '../../shared/index.ts';
-import { batchDigest } from './batch-digest.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from './event-codec.ts';
 import {
   StoreUnavailableError,
@@ -16,6 +15,7 @@ import {
 import { MemoryBackend } from './memory-backend.ts';
 import { groupOfOne, singleResult } from './group-commit.ts';
 import { checkGroupCommitRequest, checkReadRequest } from './request-check.ts';
+import { isSameBatch } from './same-batch.ts';
 import { validateSessionId } from './session-id.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from './watcher-registry.ts';
 
@@ -64,14 +64,12 @@ export class MemoryStore implements EventStore {
     checkGroupCommitRequest(request);
     const session = this.backend.session(request.sessionId);
     const { epoch } = session;
-    const digests = request.batches.map((batch) =>
-      batch.idempotencyKey === undefined ? '' : batchDigest(batch.events),
-    );
-    const keys = request.batches.map((batch, index): KnownKey | undefined => {
+    const keys = request.batches.map((batch): KnownKey | undefined => {
       const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
       if (record === undefined) return undefined;
       const { firstSeq, lastSeq, time } = record;
-      return { firstSeq, lastSeq, time, sameBatch: record.digest === digests[index] };
+      const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
+      return { firstSeq, lastSeq, time, sameBatch };
     });
     if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch, keys };
     const firstSeq = session.events.length;
@@ -79,7 +77,7 @@ export class MemoryStore implements EventStore {
     if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
     const time = Date.now();
     const events: SessionEvent[] = [];
-    request.batches.forEach((batch, index) => {
+    for (const batch of request.batches) {
       const batchFirstSeq = firstSeq + events.length;
       for (const draft of batch.events) {
         const stored = decodeEventBody(encodeEventBody(draft), 'memory');
@@ -87,14 +85,9 @@ export class MemoryStore implements EventStore {
       }
       if (batch.idempotencyKey !== undefined) {
         const lastSeq = firstSeq + events.length - 1;
-        session.idempotency.set(batch.idempotencyKey, {
-          firstSeq: batchFirstSeq,
-          lastSeq,
-          time,
-          digest: digests[index]!,
-        });
+        session.idempotency.set(batch.idempotencyKey, { firstSeq: batchFirstSeq, lastSeq, time });
       }
-    });
+    }
     for (const event of events) session.events.push(event);
     this.backend.publish({ sessionId: request.sessionId, epoch, events });
     return { status: 'committed', epoch, events };

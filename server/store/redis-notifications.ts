@@ -79,6 +79,11 @@ export class RedisNotifications {
    */
   deliverOwn(batch: CommittedBatch): void {
     if (!this.#bySession.has(batch.sessionId)) return;
+    queueMicrotask(() => this.#deliverOwnNow(batch)); // never inside the commit call itself
+  }
+
+  #deliverOwnNow(batch: CommittedBatch): void {
+    if (!this.#bySession.has(batch.sessionId)) return;
     const last = batch.events[batch.events.length - 1];
     if (last === undefined) return;
     const delivered = this.#delivered.get(batch.sessionId);

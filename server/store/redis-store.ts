@@ -1,6 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SessionEvent } from '../../shared/index.ts';
-import { batchDigest } from './batch-digest.ts';
 import { groupOfOne, singleResult } from './group-commit.ts';
 import { encodeEventBody, msgpackArrayHeader, toSessionEvent } from './event-codec.ts';
 import {
@@ -30,6 +29,7 @@ import {
 import { RedisNotifications } from './redis-notifications.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, READ_SCRIPT } from './redis-scripts.ts';
 import { checkGroupCommitRequest, checkReadRequest } from './request-check.ts';
+import { isSameBatch } from './same-batch.ts';
 import { validateSessionId } from './session-id.ts';
 import { withTimeout } from './timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
@@ -181,7 +181,6 @@ export class RedisStore implements EventStore {
     checkGroupCommitRequest(request);
     const keys = sessionKeys(this.keyPrefix, request.sessionId);
     const { batches } = request;
-    const digests = batches.map((batch) => (batch.idempotencyKey === undefined ? '' : batchDigest(batch.events)));
     const args: (string | Buffer)[] = [
       keys.log,
       keys.epoch,
@@ -193,8 +192,9 @@ export class RedisStore implements EventStore {
       String(batches.length),
     ];
     let count = 0;
-    batches.forEach((batch, index) => {
-      args.push(batch.idempotencyKey ?? '', digests[index]!, String(batch.events.length));
+    batches.forEach((batch) => {
+      // No digest: a known key is compared with its stored events, only when a retry comes (see sameBatch).
+      args.push(batch.idempotencyKey ?? '', '', String(batch.events.length));
       count += batch.events.length;
     });
     args.push(msgpackArrayHeader(count));
@@ -214,14 +214,20 @@ export class RedisStore implements EventStore {
     }
     if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
     if (status === 'keys-known' && Array.isArray(detail)) {
-      const known = detail.map((record, index): KnownKey | undefined => {
-        if (record === '') return undefined;
-        const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
-        return { firstSeq, lastSeq, time, sameBatch: digest === digests[index] };
-      });
+      const known = await Promise.all(
+        detail.map((record, index) => (record === '' ? undefined : this.#knownKey(request, index, record))),
+      );
       return { status, epoch, keys: known };
     }
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
+  }
+
+  /** What a known key committed, and whether it was this batch (compared with the stored events). */
+  async #knownKey(request: GroupCommitRequest, index: number, record: string): Promise<KnownKey> {
+    const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
+    const drafts = request.batches[index]!.events;
+    const stored = digest === '' ? await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1) : [];
+    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(drafts, stored, digest) };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
