@@ -24,6 +24,8 @@ export interface AppendOptions {
 const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
 /** Codes that mean "nothing was written, try again later": re-sent (same key) after a backoff delay. */
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
+/** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
+const FENCED_CODE = 'APPEND_FENCED';
 
 export interface AppenderOptions {
   readonly outboxLimit: number;
@@ -32,6 +34,8 @@ export interface AppenderOptions {
   readonly retryDelay: (attempt: number) => number;
   /** Largest append frame the hub takes (its `maxFrameBytes`); bigger appends fail with FRAME_TOO_LARGE. */
   readonly maxFrameBytes: number;
+  /** Appends of one session on the wire at once (pipelining); 1 = one at a time. */
+  readonly maxInFlightPerSession: number;
 }
 
 /**
@@ -46,6 +50,7 @@ export class Appender {
   readonly #defaultTimeoutMs: number;
   readonly #retryDelay: (attempt: number) => number;
   readonly #maxFrameBytes: number;
+  readonly #maxInFlight: number;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
 
@@ -56,6 +61,7 @@ export class Appender {
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#retryDelay = options.retryDelay;
     this.#maxFrameBytes = options.maxFrameBytes;
+    this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlightPerSession));
   }
 
   /** Appends waiting for an ack (queued or on the wire). */
@@ -118,29 +124,45 @@ export class Appender {
   /**
    * Send what may go now, oldest first (called on connect, after each new append and after each answer).
    *
-   * Per session, only the oldest unacknowledged append is ever on the wire: were several pipelined, one that
-   * gets "try again later" (STORE_UNAVAILABLE, RATE_LIMITED) or is lost with the connection could be overtaken
-   * by the ones behind it, and the session would commit them out of order. The cost: one round trip per append
-   * per session (appends to different sessions still go out together); batch events into one append, as
-   * `AgentWriter` does, for throughput.
+   * Per session, appends go out in call order, up to `maxInFlightPerSession` ahead of their acks, and never past
+   * one that waits (for a backoff or the next connection): the ones behind it wait too. Each append names the one
+   * it is sent right behind (`after`); if that one fails with "try again later" (STORE_UNAVAILABLE,
+   * RATE_LIMITED), the hub refuses the later ones (APPEND_FENCED, nothing written) and they are re-sent behind it,
+   * so a session never commits them out of order, also across reconnects (everything unacknowledged is re-sent in
+   * order).
    */
   flush(): void {
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     if (this.#connection.state !== 'connected') return;
     const now = Date.now();
-    const sessionsServed = new Set<string>();
+    const sessions = new Map<string, { onWire: number; last: PendingAppend | undefined; blocked: boolean }>();
     let wakeAt = Number.POSITIVE_INFINITY;
     for (const entry of this.#outbox.entries()) {
-      if (sessionsServed.has(entry.sessionId)) continue;
-      sessionsServed.add(entry.sessionId);
-      if (entry.requestId !== undefined) continue;
+      let session = sessions.get(entry.sessionId);
+      if (session === undefined) {
+        session = { onWire: 0, last: undefined, blocked: false };
+        sessions.set(entry.sessionId, session);
+      }
+      if (session.blocked) continue;
+      if (entry.requestId !== undefined) {
+        session.onWire++;
+        session.last = entry;
+        continue;
+      }
       if (entry.notBefore > now) {
         // Waiting for a backoff (or, when infinite, for the next connection): it holds back its session only.
         wakeAt = Math.min(wakeAt, entry.notBefore);
+        session.blocked = true;
         continue;
       }
-      if (!this.#send(entry)) return;
+      if (session.onWire >= this.#maxInFlight) {
+        session.blocked = true;
+        continue;
+      }
+      if (!this.#send(entry, session.last?.idempotencyKey)) return;
+      session.onWire++;
+      session.last = entry;
     }
     if (Number.isFinite(wakeAt)) this.#retryTimer = setTimeout(() => this.flush(), wakeAt - now);
   }
@@ -213,7 +235,7 @@ export class Appender {
     return bytes;
   }
 
-  #send(entry: PendingAppend): boolean {
+  #send(entry: PendingAppend, after: string | undefined): boolean {
     const id = this.#requests.nextId();
     entry.requestId = id;
     this.#requests.track(id, {
@@ -229,6 +251,7 @@ export class Appender {
       events: entry.drafts,
       ...(entry.expectedSeq === undefined ? {} : { expectedSeq: entry.expectedSeq }),
       idempotencyKey: entry.idempotencyKey,
+      ...(after === undefined ? {} : { after }),
     });
     if (!sent) {
       this.#requests.forget(id);
@@ -251,6 +274,10 @@ export class Appender {
       // Not committed; the hub is going away. Sent again with the same key after the reconnect.
       entry.lastErrorCode = message.code;
       entry.notBefore = Number.POSITIVE_INFINITY;
+    } else if (message.type === 'error' && message.code === FENCED_CODE) {
+      // Not committed: the append it was sent behind failed. It goes again right behind that one's re-send.
+      entry.notBefore = 0;
+      this.flush();
     } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
       // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
       entry.lastErrorCode = message.code;

@@ -36,6 +36,13 @@ export interface HubClientOptions {
    * FRAME_TOO_LARGE (nothing is sent). Default 1 MiB, the hub's default.
    */
   readonly maxFrameBytes?: number;
+  /**
+   * Appends of one session sent ahead of their acks (pipelining). The hub commits appends that queue up behind a
+   * commit together, so a writer making many small appends gets one round trip per group instead of one per
+   * append; order is kept across retries (each append names the one it was sent behind, see docs/client.md).
+   * 1 = one at a time. Default 32.
+   */
+  readonly maxAppendsInFlightPerSession?: number;
   /** Ping after this long without a frame from the hub (ms). Default 15,000. */
   readonly heartbeatIntervalMs?: number;
   /** Reconnect after this long without a frame from the hub (ms). Default 40,000. */
@@ -100,6 +107,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
       retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
       maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+      maxInFlightPerSession: options.maxAppendsInFlightPerSession ?? 32,
     });
     this.#link = {
       requests: this.#requests,

@@ -12,7 +12,7 @@ import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 import { planGroup, type GroupLimits, type PlannedAppend } from './append-group.ts';
-import type { CommitBatch, EventStore } from './store/event-store.ts';
+import { StoreUnavailableError, type CommitBatch, type EventStore } from './store/event-store.ts';
 
 export interface AppendInput {
   readonly sessionId: string;
@@ -166,7 +166,7 @@ export class AppendPipeline {
         try {
           entry = await this.#deps.cache.acquire(sessionId);
         } catch (error) {
-          settle(queue, head).reject(error);
+          this.#fail(queue, [settle(queue, head)], error);
           continue;
         }
         try {
@@ -194,7 +194,7 @@ export class AppendPipeline {
         const { item, error } = plan;
         settle(queue, item);
         const duplicate = await this.#probeDuplicate(item.input).catch((probeError: unknown) => {
-          item.reject(probeError);
+          this.#fail(queue, [item], probeError);
           return null;
         });
         if (duplicate === null) return;
@@ -206,7 +206,12 @@ export class AppendPipeline {
         try {
           await this.#commitGroup(queue, entry, plan.items, plan.batches);
         } catch (error) {
-          for (const item of plan.items) if (queue.includes(item)) settle(queue, item).reject(error);
+          const unsettled = plan.items.filter((item) => queue.includes(item));
+          this.#fail(
+            queue,
+            unsettled.map((item) => settle(queue, item)),
+            error,
+          );
         }
     }
   }
@@ -217,7 +222,7 @@ export class AppendPipeline {
       try {
         await this.#deps.cache.refresh(entry);
       } catch (error) {
-        settle(queue, item).reject(error);
+        this.#fail(queue, [settle(queue, item)], error);
       }
       return;
     }
@@ -230,7 +235,7 @@ export class AppendPipeline {
         seqConflict(`expectedSeq ${item.input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1),
       );
     } catch (error) {
-      item.reject(error);
+      this.#fail(queue, [item], error);
     }
   }
 
@@ -295,6 +300,19 @@ export class AppendPipeline {
         return;
       }
     }
+  }
+
+  /**
+   * Fail `items` (already out of the queue) with `error`. When the store is unavailable, the appends queued behind
+   * them fail too (nothing of theirs was written): the clients re-send them in order, and none overtakes an
+   * earlier one that the store could not take.
+   */
+  #fail(queue: QueuedAppend[], items: readonly QueuedAppend[], error: unknown): void {
+    for (const item of items) item.reject(error);
+    if ((error as { code?: unknown } | null)?.code !== HubErrorCode.STORE_UNAVAILABLE) return;
+    const behind = queue.splice(0, queue.length);
+    const message = 'the store is unavailable (an earlier append of this session could not be committed)';
+    for (const item of behind) item.reject(new StoreUnavailableError(message, { cause: error }));
   }
 
   /**

@@ -12,7 +12,8 @@ import {
   type HelloRequest,
   type ServerMessage,
 } from '../shared/index.ts';
-import type { AppendPipeline } from './append-pipeline.ts';
+import { AppendFences } from './append-fence.ts';
+import type { AppendOutcome, AppendPipeline } from './append-pipeline.ts';
 import { measureAppend } from './append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError } from './auth/connection-guard.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from './config.ts';
@@ -55,6 +56,8 @@ export class Connection {
   readonly #log: Logger;
   readonly #subscriptions: ConnectionSubscriptions;
   readonly #guard: ConnectionGuard;
+  /** Keeps pipelined appends in order across retry-later failures. */
+  readonly #fences = new AppendFences();
   readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
@@ -196,11 +199,18 @@ export class Connection {
   }
 
   async #append(message: AppendRequest): Promise<void> {
-    this.#guard.checkAppend();
-    // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
-    const authorized = this.#authorize('append', message.sessionId);
-    const { metrics, pipeline } = this.#deps;
-    const outcome = await measureAppend(metrics, () => pipeline.append(message, authorized));
+    let outcome: AppendOutcome;
+    try {
+      this.#fences.admit(message.sessionId, message.idempotencyKey, message.after);
+      this.#guard.checkAppend();
+      // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
+      const authorized = this.#authorize('append', message.sessionId);
+      const { metrics, pipeline } = this.#deps;
+      outcome = await measureAppend(metrics, () => pipeline.append(message, authorized));
+    } catch (error) {
+      this.#fences.failed(message.sessionId, message.idempotencyKey, error);
+      throw error;
+    }
     const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
     this.send({ type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate });
   }

@@ -91,6 +91,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   BATCH_TOO_LARGE: 413,
   EVENT_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  APPEND_FENCED: 503,
   TOO_MANY_SUBSCRIPTIONS: 429,
   TOO_MANY_CONNECTIONS: 503,
   STORE_UNAVAILABLE: 503,

@@ -173,6 +173,8 @@ function parseAppend(reader: Reader): AppendRequest {
   if (expectedSeq !== undefined) message.expectedSeq = expectedSeq;
   const idempotencyKey = reader.optionalString('idempotencyKey', { nonEmpty: true, maxLength: 256 });
   if (idempotencyKey !== undefined) message.idempotencyKey = idempotencyKey;
+  const after = reader.optionalString('after', { nonEmpty: true, maxLength: 256 });
+  if (after !== undefined) message.after = after;
   return message;
 }
 

@@ -57,6 +57,12 @@ export interface AppendRequest {
   readonly expectedSeq?: number;
   /** Dedupe key, kept for the session's lifetime: a retried append with the same key commits once. */
   readonly idempotencyKey?: string;
+  /**
+   * Pipelining: the idempotency key of the append of the same session this one was sent right behind on this
+   * connection, while that one was still unanswered. If that one failed with a retry-later code (or was itself
+   * refused this way), this one is refused with APPEND_FENCED and nothing is written, so it never overtakes it.
+   */
+  readonly after?: string;
 }
 
 export interface PingRequest {
@@ -198,6 +204,12 @@ export const HubErrorCode = {
   TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   TOO_MANY_CONNECTIONS: 'TOO_MANY_CONNECTIONS',
   RATE_LIMITED: 'RATE_LIMITED',
+  /**
+   * The append named by `after` failed on this connection with a "retry later" code (STORE_UNAVAILABLE,
+   * RATE_LIMITED, APPEND_FENCED) and was not re-sent since: nothing was written, so that a pipelined append never
+   * overtakes an earlier one. Re-send that one (`details.after`) first, then this one.
+   */
+  APPEND_FENCED: 'APPEND_FENCED',
   // availability
   /** The store (Redis) is unreachable; nothing was written. Retry later. */
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',

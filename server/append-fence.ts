@@ -1,0 +1,53 @@
+import { HubErrorCode } from '../shared/index.ts';
+import { HubError } from './hub-error.ts';
+
+/** Codes after which the client re-sends the append later: appends pipelined behind it must not overtake it. */
+const RETRY_LATER_CODES: ReadonlySet<string> = new Set([
+  HubErrorCode.STORE_UNAVAILABLE,
+  HubErrorCode.RATE_LIMITED,
+  HubErrorCode.APPEND_FENCED,
+]);
+
+/** Failed keys remembered per connection; the oldest is forgotten beyond this (a client that gave many up). */
+export const MAX_FENCED_KEYS = 1024;
+
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+/**
+ * Keeps a connection's pipelined appends in order across "retry later" failures. An append with an idempotency
+ * key that fails with STORE_UNAVAILABLE, RATE_LIMITED or APPEND_FENCED is remembered; an append that names it in
+ * `after` (it was sent right behind it) is refused with APPEND_FENCED, nothing written, and remembered in turn.
+ * Re-sending the failed append (same key) forgets it. Appends without `after` are never refused: a client that
+ * gave an append up simply stops naming it.
+ */
+export class AppendFences {
+  readonly #failed = new Set<string>();
+
+  /** Throws APPEND_FENCED when `after` failed and was not re-sent; a re-sent key is forgotten. */
+  admit(sessionId: string, idempotencyKey: string | undefined, after: string | undefined): void {
+    if (idempotencyKey !== undefined) this.#failed.delete(fenceKey(sessionId, idempotencyKey));
+    if (after === undefined || !this.#failed.has(fenceKey(sessionId, after))) return;
+    throw new HubError(HubErrorCode.APPEND_FENCED, `the append it was sent after (${after}) must be re-sent first`, {
+      after,
+    });
+  }
+
+  /** An append failed with `error`: remember its key when the client will re-send it later. */
+  failed(sessionId: string, idempotencyKey: string | undefined, error: unknown): void {
+    if (idempotencyKey === undefined) return;
+    const code = errorCode(error);
+    if (typeof code !== 'string' || !RETRY_LATER_CODES.has(code)) return;
+    this.#failed.add(fenceKey(sessionId, idempotencyKey));
+    if (this.#failed.size > MAX_FENCED_KEYS) {
+      const oldest = this.#failed.values().next().value;
+      if (oldest !== undefined) this.#failed.delete(oldest);
+    }
+  }
+}
+
+/** Session ids hold no control characters: a newline separates them from the key. */
+function fenceKey(sessionId: string, idempotencyKey: string): string {
+  return `${sessionId}\n${idempotencyKey}`;
+}
