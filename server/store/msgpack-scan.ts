@@ -33,27 +33,10 @@ let keyStarts = new Int32Array(64);
 let keyEnds = new Int32Array(64);
 let keyTop = 0;
 
-let protoKeySeen = false;
-
-/** `__proto__` in UTF-8: msgpackr's object decoding renames this key, so its holder must be decoded with care. */
-const PROTO = [0x5f, 0x5f, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x5f, 0x5f];
-
-/**
- * Scan the value at `pos` (bytes up to `end`); returns the offset just past it, or `NOT_CANONICAL`.
- * Call `resetProtoKeySeen` first to learn whether the value holds a `__proto__` key.
- */
+/** Scan the value at `pos` (bytes up to `end`); returns the offset just past it, or `NOT_CANONICAL`. */
 export function scanJsonValue(bytes: Uint8Array, pos: number, end: number): number {
   keyTop = 0;
   return scanValue(bytes, pos, end, 0);
-}
-
-/** Whether a map key `__proto__` was seen since the last reset. */
-export function protoKeyWasSeen(): boolean {
-  return protoKeySeen;
-}
-
-export function resetProtoKeySeen(): void {
-  protoKeySeen = false;
 }
 
 function readFloat64(bytes: Uint8Array, pos: number): number {
@@ -248,7 +231,6 @@ function scanMap(bytes: Uint8Array, pos: number, count: number, end: number, dep
       lastIndex = index;
     } else {
       if (isDuplicateKey(bytes, base, start, stop)) return NOT_CANONICAL;
-      if (isProto(bytes, start, stop)) protoKeySeen = true;
       ordinarySeen = true;
       pushKey(start, stop);
     }
@@ -282,14 +264,6 @@ function keyStart(bytes: Uint8Array, pos: number, end: number): number {
     return keyLength >= 0x10000 ? pos + 5 : NOT_CANONICAL;
   }
   return NOT_CANONICAL;
-}
-
-function isProto(bytes: Uint8Array, start: number, stop: number): boolean {
-  if (stop - start !== PROTO.length) return false;
-  for (let offset = 0; offset < PROTO.length; offset++) {
-    if (bytes[start + offset] !== PROTO[offset]) return false;
-  }
-  return true;
 }
 
 /**
