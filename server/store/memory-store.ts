@@ -95,7 +95,7 @@ export class MemoryStore implements EventStore {
     return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
   }
 
-  /** `readPage`, encoded on first use (subclasses that override `readPage` are read through it). */
+  /** `readPage`, encoded on demand (subclasses that override `readPage` are read through it). */
   async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
     return new DecodedEventPage(await this.readPage(sessionId, fromSeq, limit), fromSeq);
   }
