@@ -166,7 +166,10 @@ export function splicedEventLength(marks: Int32Array, at: number, seq: number, t
 }
 
 function copy(target: Buffer, pos: number, source: Uint8Array, start: number, end: number): number {
-  if (end - start > 32 && Buffer.isBuffer(source)) return pos + source.copy(target, pos, start, end);
+  if (end - start > 16) {
+    target.set(source.subarray(start, end), pos);
+    return pos + end - start;
+  }
   let next = pos;
   for (let index = start; index < end; index++) target[next++] = source[index]!;
   return next;
