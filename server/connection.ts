@@ -19,7 +19,7 @@ import { ConnectionGuard, tokenExpiredError } from './auth/connection-guard.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from './config.ts';
 import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from './hub-error.ts';
-import type { LiveBatch } from './live-batch.ts';
+import type { EventsFrame } from './events-frame.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import { SendCoalescer } from './send-coalescer.ts';
@@ -122,7 +122,7 @@ export class Connection {
     this.#guard.gate.noteSent();
   }
 
-  #sendBatch(batch: LiveBatch): void {
+  #sendBatch(batch: EventsFrame): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     this.#coalescer.beforeSend();
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());

@@ -1,10 +1,11 @@
 import { encodeFrame, encodeTextFrame, type EventsMessage, type SessionEvent } from '../shared/index.ts';
+import type { EventsFrame } from './events-frame.ts';
 
 /**
  * A contiguous run of committed events of one session, as delivered live. The `events` frame is encoded at most
  * once per format and the same buffer is sent to every subscriber on the node.
  */
-export class LiveBatch {
+export class LiveBatch implements EventsFrame {
   readonly sessionId: string;
   readonly events: readonly SessionEvent[];
   #binary: Uint8Array | undefined;

@@ -1,16 +1,18 @@
-import { HubErrorCode, type ServerMessage, type SessionEvent } from '../shared/index.ts';
+import { HubErrorCode, type ServerMessage } from '../shared/index.ts';
+import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
 import { HubError } from './hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
+import type { EncodedEventPage } from './store/encoded-page.ts';
 import type { EventStore } from './store/event-store.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
   send(message: ServerMessage): void;
-  /** Send a live batch (its shared, pre-encoded frame). */
-  sendBatch(batch: LiveBatch): void;
+  /** Send an `events` frame: a live batch (its shared, pre-encoded frame) or a catch-up page. */
+  sendBatch(batch: EventsFrame): void;
   /** The connection's outbound queue is over its bound (a slow consumer): push no more events for now. */
   readonly behind: boolean;
   /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
@@ -68,6 +70,9 @@ export class Subscription implements ChannelListener {
   #buffer: LiveBatch[] = [];
   #bufferedEvents = 0;
   #generation = 0;
+  /** A catch-up page being read ahead of its step (see `#readAhead`). */
+  #ahead:
+    { readonly generation: number; readonly fromSeq: number; readonly page: Promise<EncodedEventPage> } | undefined;
   #channel: SessionChannel | undefined;
   readonly #deps: SubscriptionDeps;
 
@@ -169,6 +174,7 @@ export class Subscription implements ChannelListener {
   close(): void {
     this.#state = 'closed';
     this.#generation++;
+    this.#ahead = undefined;
     this.#buffer = [];
   }
 
@@ -223,30 +229,53 @@ export class Subscription implements ChannelListener {
     }
   }
 
-  /** One store read: returns 'live' once live, else how long to wait before the next read. */
+  /**
+   * One store read: returns 'live' once live, else how long to wait before the next read. After a full page the
+   * next one is read ahead while this one is sent (Redis reads while the hub splices and writes).
+   */
   async #catchUpStep(): Promise<'live' | number> {
-    const { store, pageSize, metrics } = this.#deps;
+    const { pageSize, metrics } = this.#deps;
     const generation = this.#generation;
-    metrics.catchUpReads.inc();
-    const page = await store.readPage(this.sessionId, this.#nextSeq, pageSize);
+    const page = await this.#readPage(this.#nextSeq);
     if (generation !== this.#generation) return 0;
     if (page.epoch !== this.#epoch) {
       this.#channel!.requestResync('catch-up read another epoch');
       return retryMinMs;
     }
-    const fresh = page.events.filter((event) => event.seq >= this.#nextSeq);
-    if (fresh.length > 0) {
-      if (fresh[0]!.seq !== this.#nextSeq)
-        throw new Error(`store read from ${this.#nextSeq} started at ${fresh[0]!.seq}`);
-      this.#sendEvents(fresh);
-      metrics.catchUpEvents.inc(fresh.length);
+    const fresh = page.count;
+    if (fresh > 0) {
+      if (page.firstSeq !== this.#nextSeq)
+        throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
+      if (fresh >= pageSize) this.#readAhead(this.#nextSeq + fresh);
+      this.#sendPage(page);
+      metrics.catchUpEvents.inc(fresh);
     }
-    if (page.events.length < pageSize && this.#tryGoLive()) return 'live';
-    if (fresh.length > 0) return 0;
+    if (fresh < pageSize && this.#tryGoLive()) return 'live';
+    if (fresh > 0) return 0;
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
     // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
     this.#channel!.requestResync('catch-up found nothing where the live stream has events');
     return retryMinMs;
+  }
+
+  /** The page from `fromSeq`: the one read ahead for it in this generation, else a new read. */
+  #readPage(fromSeq: number): Promise<EncodedEventPage> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead.page;
+    this.#deps.metrics.catchUpReads.inc();
+    return this.#deps.store.readEncodedPage(this.sessionId, fromSeq, this.#deps.pageSize);
+  }
+
+  /**
+   * Start reading the page from `fromSeq` now. The log of an epoch never changes, and the page is epoch-checked
+   * like any other, so reading it early is safe; a read-ahead that fails fails the step that uses it (retried).
+   */
+  #readAhead(fromSeq: number): void {
+    this.#deps.metrics.catchUpReads.inc();
+    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, this.#deps.pageSize);
+    page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
+    this.#ahead = { generation: this.#generation, fromSeq, page };
   }
 
   /**
@@ -276,9 +305,10 @@ export class Subscription implements ChannelListener {
     this.#deps.metrics.hot.deliveries += part.events.length;
   }
 
-  #sendEvents(events: readonly SessionEvent[]): void {
-    this.#deps.sink.send({ type: 'events', sessionId: this.sessionId, events });
-    this.#nextSeq = events[events.length - 1]!.seq + 1;
-    this.#deps.metrics.hot.deliveries += events.length;
+  /** Send a catch-up page; its binary frame is spliced from the stored events (no decode and re-encode). */
+  #sendPage(page: EncodedEventPage): void {
+    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page));
+    this.#nextSeq = page.firstSeq + page.count;
+    this.#deps.metrics.hot.deliveries += page.count;
   }
 }

@@ -1,4 +1,5 @@
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
+import type { EncodedEventPage } from './encoded-page.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
 export type { ValidatedDraft } from '../../shared/index.ts';
@@ -159,6 +160,12 @@ export interface EventStore {
    * tell that the events belong to another one (the session was deleted and rewritten). Never creates an epoch.
    */
   readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
+  /**
+   * `readPage` for a reader that forwards the events in msgpack (the hub's catch-up): the same events, verified
+   * the same way, whose msgpack form the Redis engine splices from the stored bodies instead of decoding them
+   * into objects and encoding those again.
+   */
+  readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */

@@ -1,4 +1,5 @@
 export * from './event-store.ts';
+export type { EncodedEventPage } from './encoded-page.ts';
 export * from './session-id.ts';
 export { MemoryBackend } from './memory-backend.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../../shared/index.ts';
+import { DecodedEventPage, type EncodedEventPage } from './encoded-page.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from './event-codec.ts';
 import {
   StoreUnavailableError,
@@ -104,6 +105,11 @@ export class MemoryStore implements EventStore {
     checkReadRequest(sessionId, fromSeq, limit);
     const session = this.backend.peek(sessionId);
     return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
+  }
+
+  /** `readPage`, encoded on demand (subclasses that override `readPage` are read through it). */
+  async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
+    return new DecodedEventPage(await this.readPage(sessionId, fromSeq, limit), fromSeq);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {

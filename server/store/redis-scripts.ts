@@ -69,16 +69,6 @@ end
 return {epoch, redis.call('XLEN', KEYS[1])}
 `;
 
-/**
- * A page of a session's log with its epoch, atomically. KEYS: 1 log stream, 2 epoch. ARGV: 1 first entry id,
- * 2 count. Returns {epoch or '', entries} (entries as XRANGE returns them). Never writes.
- */
-export const READ_SCRIPT = `#!lua flags=no-writes,allow-oom
-local epoch = redis.call('GET', KEYS[2])
-if not epoch then return {'', {}} end
-return {epoch, redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])}
-`;
-
 /** The message published on a session's channel when the session was deleted. */
 export const DELETED_NOTICE = 'deleted';
 

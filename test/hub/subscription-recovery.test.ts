@@ -23,21 +23,21 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
   };
 }
 
-function setup(store: MemoryStore) {
+function setup(store: MemoryStore, pageSize = 100) {
   const logger = createLogger('silent');
   const metrics = new HubMetrics('test_', 'node');
   const channels = new ChannelRegistry({
     store,
     logger,
     metrics,
-    pageSize: 100,
+    pageSize,
     onCommitted: () => undefined,
     onReset: () => undefined,
   });
   const sink = recordingSink();
   const subscription = new Subscription(
     { sessionId: 's', fromSeq: 0 },
-    { store, sink, logger, metrics, pageSize: 100, maxBufferedLiveEvents: 1000 },
+    { store, sink, logger, metrics, pageSize, maxBufferedLiveEvents: 1000 },
   );
   return { channels, sink, subscription };
 }
@@ -120,6 +120,61 @@ describe('hub subscription: recovery', () => {
     expect(sink.messages[1]).toMatchObject({ epoch: channel.epoch });
     expect(channel.epoch).not.toBe(oldEpoch);
     expect(sink.seqs()).toEqual([0, 1, 2, 3, 4]);
+    subscription.close();
+    channels.closeAll();
+  });
+
+  it('reads the page after a full one ahead, and still sends every seq once, in order', async () => {
+    class Recording extends MemoryStore {
+      readonly reads: number[] = [];
+      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+        this.reads.push(fromSeq);
+        return super.readPage(sessionId, fromSeq, limit);
+      }
+    }
+    const store = new Recording();
+    await commit(store, 's', 10);
+    const { channels, sink, subscription } = setup(store, 3);
+    const channel = await channels.acquire('s', subscription);
+    await subscription.start(channel, { requestId: 1, sessionId: 's', fromSeq: 0, epoch: undefined });
+    await vi.waitFor(() => expect(subscription.state).toBe('live'), WAIT);
+    expect(sink.seqs()).toEqual(Array.from({ length: 10 }, (_, seq) => seq));
+    expect(store.reads).toEqual([0, 3, 6, 9]);
+    subscription.close();
+    channels.closeAll();
+  });
+
+  it('never sends a page read ahead in another epoch: the subscriber is reset and gets the new log', async () => {
+    /** Rewrites the session when the second page is read (ahead); its notifications never arrive. */
+    class RewrittenOnReadAhead extends MemoryStore {
+      rewritten = false;
+      override watch(sessionId: string): () => void {
+        return super.watch(sessionId, { onCommitted: () => undefined, onResync: () => undefined });
+      }
+      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+        if (fromSeq === 3 && !this.rewritten) {
+          this.rewritten = true;
+          await this.deleteSession(sessionId);
+          await commit(this, sessionId, 4);
+        }
+        return super.readPage(sessionId, fromSeq, limit);
+      }
+    }
+    const store = new RewrittenOnReadAhead();
+    await commit(store, 's', 9);
+    const { channels, sink, subscription } = setup(store, 3);
+    const channel = await channels.acquire('s', subscription);
+    const oldEpoch = channel.epoch;
+    await subscription.start(channel, { requestId: 1, sessionId: 's', fromSeq: 0, epoch: undefined });
+    await vi.waitFor(() => expect(sink.messages.some((message) => message.type === 'live')).toBe(true), WAIT);
+    expect(store.rewritten).toBe(true);
+    const types = sink.messages.map((message) => message.type);
+    // The first page (old epoch) went out; then the reset and the whole new log, never a page of one epoch
+    // sent as part of the other.
+    expect(types).toEqual(['subscribed', 'events', 'reset', 'events', 'events', 'live']);
+    expect(sink.messages[2]).toMatchObject({ type: 'reset', epoch: channel.epoch });
+    expect(channel.epoch).not.toBe(oldEpoch);
+    expect(sink.seqs()).toEqual([0, 1, 2, 0, 1, 2, 3]);
     subscription.close();
     channels.closeAll();
   });

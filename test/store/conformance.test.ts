@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SessionEvent } from '../../shared/index.ts';
+import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
 import type {
   CommitResult,
   CommittedBatch,
@@ -432,6 +432,46 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
         a.commitGroup({ sessionId, expectedSeq: 2, batches: [{ events: drafts(1) }, { events: [] }] }),
       ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
       expect((await a.commitGroup({ sessionId, expectedSeq: 2, batches })).status).toBe('committed');
+    });
+
+    it('reads encoded pages: the events of readPage, and their msgpack byte for byte', async () => {
+      const sessionId = newSession();
+      const none = await a.readEncodedPage(sessionId, 0, 10);
+      expect([none.epoch, none.count, none.events()]).toEqual([undefined, 0, []]);
+      const { epoch } = await a.head(sessionId);
+      const varied: ValidatedDraft[] = [
+        { type: 'test/event', data: { text: 'héllo wörld 😀 日本', big: 2 ** 53 - 1, small: -(2 ** 31) - 1 } },
+        { type: 'test/event', data: { nested: [[{ a: [1.5, null, true] }]], 2: 'two', 1: 'one', b: {} } },
+        { type: 'user/message', data: { role: 'user', content: 'hi' }, surfaceOp: 'append' },
+        {
+          type: 'system/summary',
+          data: { text: 'summary' },
+          surfaceOp: { op: 'replace', startSeq: 0, endSeq: 2 },
+          sourceEventSeqs: [0, 1, 2],
+        },
+        ...drafts(20),
+      ];
+      committed(await a.commit({ sessionId, expectedSeq: 0, events: varied }));
+      for (const [fromSeq, limit] of [
+        [0, 100],
+        [1, 3],
+        [20, 10],
+        [24, 10],
+      ] as const) {
+        const page = await b.readEncodedPage(sessionId, fromSeq, limit);
+        const plain = await b.readPage(sessionId, fromSeq, limit);
+        expect(page.epoch).toBe(epoch);
+        expect(page.count).toBe(plain.events.length);
+        if (page.count > 0) expect(page.firstSeq).toBe(fromSeq);
+        expect(page.events()).toEqual(plain.events);
+        const encoded = Buffer.from(encodeMsgpackValue(plain.events));
+        expect(Buffer.from(page.msgpack()).equals(encoded)).toBe(true);
+        const head = Buffer.from([1, 2, 3]);
+        expect(Buffer.from(page.msgpack(head)).equals(Buffer.concat([head, encoded]))).toBe(true);
+      }
+      await a.deleteSession(sessionId);
+      expect((await b.readEncodedPage(sessionId, 0, 10)).epoch).toBeUndefined();
+      await expect(a.readEncodedPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
 
     it('answers ping while the backend is up', async () => {

@@ -41,6 +41,9 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await redis.xadd(store.keys('garbage').log, '1-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
     await expect(store.read('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     await expect(store.read('garbage', 1, 10)).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(store.readPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
+    await expect(store.readEncodedPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
+    expect((await store.readEncodedPage('garbage', 0, 1)).count).toBe(1);
     expect(await store.read('garbage', 0, 1)).toHaveLength(1);
   });
 
@@ -49,6 +52,7 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await store.commit({ sessionId: 'gap', expectedSeq: 0, events: drafts(1) });
     await redis.xadd(log, '5-1', 'e', Buffer.from([0x92, 0xa3, 0x61, 0x2f, 0x62, 0xc0]), 't', '1');
     await expect(store.read('gap', 0, 10)).rejects.toThrow(/unexpected stream entry id 5-1/);
+    await expect(store.readEncodedPage('gap', 0, 10)).rejects.toThrow(/unexpected stream entry id 5-1/);
     await expect(store.commit({ sessionId: 'gap', expectedSeq: 2, events: drafts(3) })).rejects.toBeInstanceOf(
       StoreDataError,
     );

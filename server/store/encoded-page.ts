@@ -1,0 +1,52 @@
+import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
+import type { EventPage } from './event-store.ts';
+
+/**
+ * A page of a session's events for a reader that forwards them in msgpack (the hub's catch-up): the events of
+ * `readPage`, verified the same way, whose msgpack form can be had without turning them into objects first.
+ */
+export interface EncodedEventPage {
+  /** The session's epoch at the time of the read; undefined when the session has none (and `count` is 0). */
+  readonly epoch: string | undefined;
+  /** Seq of the first event (the `fromSeq` of the read); meaningless when `count` is 0. */
+  readonly firstSeq: number;
+  /** How many events: seqs `firstSeq .. firstSeq + count - 1`. */
+  readonly count: number;
+  /** The events, the same values `readPage` returns (the Redis engine decodes them on the first call). */
+  events(): readonly SessionEvent[];
+  /**
+   * The msgpack array of the events: byte for byte what the wire codec (`encodeMsgpackValue`, `encodeFrame`)
+   * writes for `events()`, preceded by the bytes of `head` when given (one buffer for a whole frame).
+   */
+  msgpack(head?: Uint8Array): Uint8Array;
+}
+
+/**
+ * An encoded page over events that are already objects (the memory engine, and anything else that only has a
+ * `readPage`): the msgpack form is encoded on each call. Events before `fromSeq` are left out.
+ */
+export class DecodedEventPage implements EncodedEventPage {
+  readonly epoch: string | undefined;
+  readonly firstSeq: number;
+  readonly #events: readonly SessionEvent[];
+
+  constructor(page: EventPage, fromSeq: number) {
+    this.epoch = page.epoch;
+    const skip = page.events.findIndex((event) => event.seq >= fromSeq);
+    this.#events = skip <= 0 ? (skip === 0 ? page.events : []) : page.events.slice(skip);
+    this.firstSeq = this.#events[0]?.seq ?? fromSeq;
+  }
+
+  get count(): number {
+    return this.#events.length;
+  }
+
+  events(): readonly SessionEvent[] {
+    return this.#events;
+  }
+
+  msgpack(head?: Uint8Array): Uint8Array {
+    const events = encodeMsgpackValue(this.#events);
+    return head === undefined ? events : Buffer.concat([head, events]);
+  }
+}

@@ -1,0 +1,135 @@
+import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
+import type { EncodedEventPage } from './encoded-page.ts';
+import { decodeEventBody, toSessionEvent } from './event-codec.ts';
+import { MARKS_PER_BODY, scanEventBody, splicedEventLength, writeSplicedEvent } from './event-splice.ts';
+import { streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
+
+function arrayHeaderLength(count: number): number {
+  return count < 0x10 ? 1 : count < 0x10000 ? 3 : 5;
+}
+
+const EMPTY = new Uint8Array(0);
+
+function writeArrayHeader(target: Uint8Array, pos: number, count: number): number {
+  if (count < 0x10) {
+    target[pos] = 0x90 | count;
+    return pos + 1;
+  }
+  if (count < 0x10000) {
+    target[pos] = 0xdc;
+    target[pos + 1] = count >> 8;
+    target[pos + 2] = count & 0xff;
+    return pos + 3;
+  }
+  target[pos] = 0xdd;
+  target[pos + 1] = count >>> 24;
+  target[pos + 2] = (count >>> 16) & 0xff;
+  target[pos + 3] = (count >>> 8) & 0xff;
+  target[pos + 4] = count & 0xff;
+  return pos + 5;
+}
+
+/**
+ * A page read from a session's stream, kept as the stored bodies. Every entry is verified when the page is made
+ * (ids, fields, time; each body either scans as msgpackr's own form of a valid body, or is decoded and verified
+ * the usual way, which throws `StoreDataError` on bad data), so a page never holds data `readPage` would refuse.
+ * `msgpack()` splices the scanned bodies into the wire form of the events; `events()` decodes them when a reader
+ * needs objects (a JSON client).
+ */
+class StoredEventPage implements EncodedEventPage {
+  readonly epoch: string;
+  readonly firstSeq: number;
+  readonly #sessionId: string;
+  readonly #bodies: Buffer[];
+  readonly #times: number[];
+  readonly #marks: Int32Array;
+  /** Events of bodies that did not scan (decoded and verified when the page was made), by index. */
+  readonly #decoded: Map<number, SessionEvent>;
+  #events: readonly SessionEvent[] | undefined;
+
+  constructor(sessionId: string, epoch: string, firstSeq: number, bodies: Buffer[], times: number[]) {
+    this.#sessionId = sessionId;
+    this.epoch = epoch;
+    this.firstSeq = firstSeq;
+    this.#bodies = bodies;
+    this.#times = times;
+    this.#marks = new Int32Array(bodies.length * MARKS_PER_BODY);
+    this.#decoded = new Map();
+    for (let index = 0; index < bodies.length; index++) {
+      if (!scanEventBody(bodies[index]!, this.#marks, index * MARKS_PER_BODY)) {
+        this.#decoded.set(index, this.#decode(index));
+      }
+    }
+  }
+
+  get count(): number {
+    return this.#bodies.length;
+  }
+
+  events(): readonly SessionEvent[] {
+    this.#events ??= this.#bodies.map((_, index) => this.#decoded.get(index) ?? this.#decode(index));
+    return this.#events;
+  }
+
+  msgpack(head?: Uint8Array): Uint8Array {
+    return this.#splice(head ?? EMPTY);
+  }
+
+  #decode(index: number): SessionEvent {
+    const seq = this.firstSeq + index;
+    const body = decodeEventBody(this.#bodies[index]!, `session ${this.#sessionId} seq ${seq}`);
+    return toSessionEvent(body, seq, this.#times[index]!);
+  }
+
+  #splice(head: Uint8Array): Uint8Array {
+    const count = this.#bodies.length;
+    const marks = this.#marks;
+    const encoded = new Map<number, Uint8Array>();
+    for (const [index, event] of this.#decoded) encoded.set(index, encodeMsgpackValue(event));
+    let length = head.length + arrayHeaderLength(count);
+    for (let index = 0; index < count; index++) {
+      const own = encoded.get(index);
+      length +=
+        own === undefined
+          ? splicedEventLength(marks, index * MARKS_PER_BODY, this.firstSeq + index, this.#times[index]!)
+          : own.length;
+    }
+    const target = Buffer.allocUnsafe(length);
+    target.set(head, 0);
+    let next = writeArrayHeader(target, head.length, count);
+    for (let index = 0; index < count; index++) {
+      const own = encoded.get(index);
+      if (own !== undefined) {
+        target.set(own, next);
+        next += own.length;
+      } else {
+        const at = index * MARKS_PER_BODY;
+        next = writeSplicedEvent(
+          target,
+          next,
+          this.#bodies[index]!,
+          marks,
+          at,
+          this.firstSeq + index,
+          this.#times[index]!,
+        );
+      }
+    }
+    if (next !== length) throw new Error(`spliced ${next} bytes, expected ${length}`);
+    return target;
+  }
+}
+
+/**
+ * The encoded page of stream entries read from `fromSeq` (see `StoredEventPage`). Throws `StoreDataError` on
+ * entries `decodeStreamEntries` would refuse.
+ */
+export function encodedStreamPage(
+  sessionId: string,
+  epoch: string,
+  fromSeq: number,
+  entries: RawStreamEntry[],
+): EncodedEventPage {
+  const { bodies, times } = streamEntryParts(sessionId, fromSeq, entries);
+  return new StoredEventPage(sessionId, epoch, fromSeq, bodies, times);
+}
