@@ -1,5 +1,4 @@
-import { HubErrorCode, SessionLogError, type EventDraft, type Session, type ValidatedDraft } from '../shared/index.ts';
-import { HubError } from './hub-error.ts';
+import { SessionLogError, type EventDraft, type Session, type ValidatedDraft } from '../shared/index.ts';
 import type { CommitBatch } from './store/event-store.ts';
 
 /** What a queued append carries into planning. */
@@ -11,16 +10,16 @@ export interface PlannedAppend {
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
+  /** JSON size of its events in bytes (measured when the append was taken, `assertDraftSizes`). */
+  readonly bytes: number;
 }
 
 /** How big one group commit may get: never more than one append may hold. */
 export interface GroupLimits {
   /** Most events in one group (the per-append limit). An append alone may always form a group. */
   readonly maxEvents: number;
-  /** Most bytes (JSON of the events) in one group (the frame limit). */
+  /** Most bytes (JSON of the events) in one group (the frame limit). An append alone may always form a group. */
   readonly maxBytes: number;
-  /** Largest event (its JSON encoding) in bytes: a bigger one fails its append with EVENT_TOO_LARGE. */
-  readonly maxEventBytes: number;
 }
 
 export type GroupPlan<T extends PlannedAppend> =
@@ -28,10 +27,8 @@ export type GroupPlan<T extends PlannedAppend> =
   | { readonly kind: 'group'; readonly items: readonly T[]; readonly batches: readonly CommitBatch[] }
   /** The first append's `expectedSeq` is not the session's next seq. */
   | { readonly kind: 'seq-mismatch'; readonly item: T }
-  /** The first append fails validation (or a size limit) at the session's head. */
+  /** The first append fails validation at the session's head. */
   | { readonly kind: 'invalid'; readonly item: T; readonly error: unknown };
-
-const textEncoder = new TextEncoder();
 
 /**
  * Choose the next group commit of a session: the longest run of queued appends, from the first one, that are
@@ -49,6 +46,7 @@ export function planGroup<T extends PlannedAppend>(
   const counts: number[] = [];
   const drafts: EventDraft[] = [];
   const keys = new Set<string>();
+  let bytes = 0;
   for (const item of pending) {
     if (!item.ready) break;
     const { expectedSeq, idempotencyKey, events } = item.input;
@@ -58,6 +56,8 @@ export function planGroup<T extends PlannedAppend>(
     }
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
     if (items.length > 0 && drafts.length + events.length > limits.maxEvents) break;
+    if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
+    bytes += item.bytes;
     items.push(item);
     counts.push(events.length);
     for (const draft of events) drafts.push(draft);
@@ -80,23 +80,13 @@ export function planGroup<T extends PlannedAppend>(
 
   const batches: CommitBatch[] = [];
   let offset = 0;
-  let bytes = 0;
-  for (let index = 0; index < items.length; index++) {
+  items.forEach((item, index) => {
     const events = validated.slice(offset, offset + counts[index]!);
     offset += events.length;
-    let size: number;
-    try {
-      size = eventBytes(events, limits.maxEventBytes);
-    } catch (error) {
-      if (index === 0) return { kind: 'invalid', item: first, error };
-      break;
-    }
-    if (index > 0 && bytes + size > limits.maxBytes) break;
-    bytes += size;
-    const key = items[index]!.input.idempotencyKey;
+    const key = item.input.idempotencyKey;
     batches.push(key === undefined ? { events } : { events, idempotencyKey: key });
-  }
-  return { kind: 'group', items: items.slice(0, batches.length), batches };
+  });
+  return { kind: 'group', items, batches };
 }
 
 /** Index of the append holding the event that would get `seq` (0 when unknown). */
@@ -113,25 +103,5 @@ function itemAtSeq(counts: readonly number[], seq: number | undefined, head: num
 function sum(values: readonly number[]): number {
   let total = 0;
   for (const value of values) total += value;
-  return total;
-}
-
-/** Total JSON size of the events (UTF-16 units, an estimate); throws EVENT_TOO_LARGE for an event over the limit. */
-function eventBytes(events: readonly ValidatedDraft[], limit: number): number {
-  let total = 0;
-  events.forEach((event, index) => {
-    const json = JSON.stringify(event);
-    total += json.length;
-    // UTF-8 is at most 3 bytes per UTF-16 unit: only measure exactly when it could matter.
-    if (json.length * 3 <= limit) return;
-    const bytes = textEncoder.encode(json).byteLength;
-    if (bytes > limit) {
-      throw new HubError(HubErrorCode.EVENT_TOO_LARGE, `events[${index}] is ${bytes} bytes, above ${limit}`, {
-        index,
-        bytes,
-        limit,
-      });
-    }
-  });
   return total;
 }

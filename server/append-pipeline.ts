@@ -84,8 +84,8 @@ export class AppendPipeline {
 
   constructor(deps: AppendPipelineDeps) {
     this.#deps = deps;
-    const { maxEventsPerAppend, maxFrameBytes, maxEventBytes } = deps.limits;
-    this.#groupLimits = { maxEvents: maxEventsPerAppend, maxBytes: maxFrameBytes, maxEventBytes };
+    const { maxEventsPerAppend, maxFrameBytes } = deps.limits;
+    this.#groupLimits = { maxEvents: maxEventsPerAppend, maxBytes: maxFrameBytes };
   }
 
   /**
@@ -102,8 +102,9 @@ export class AppendPipeline {
       const message = `an append may hold at most ${maxEventsPerAppend} events`;
       return Promise.reject(new HubError(HubErrorCode.BATCH_TOO_LARGE, message, details));
     }
+    let bytes: number;
     try {
-      assertDraftSizes(input.events, this.#deps.limits);
+      bytes = assertDraftSizes(input.events, this.#deps.limits);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -114,6 +115,7 @@ export class AppendPipeline {
         input,
         whenReady: ready,
         ready: false,
+        bytes,
         readyError: undefined,
         refreshed: false,
         conflicts: 0,

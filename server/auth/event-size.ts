@@ -15,6 +15,15 @@ export function checkEventSize(
   event: unknown,
   limits: { readonly maxEventBytes: number; readonly maxEventDepth: number },
 ): EventSizeProblem | undefined {
+  const measured = measureEvent(event, limits);
+  return typeof measured === 'number' ? undefined : measured;
+}
+
+/** The size of `event`'s JSON encoding in UTF-8 bytes, or the limit it breaks (see `checkEventSize`). */
+function measureEvent(
+  event: unknown,
+  limits: { readonly maxEventBytes: number; readonly maxEventDepth: number },
+): number | EventSizeProblem {
   const stack: { readonly value: unknown; readonly depth: number }[] = [{ value: event, depth: 0 }];
   let bytes = 0;
   while (stack.length > 0) {
@@ -42,7 +51,7 @@ export function checkEventSize(
     }
     if (bytes > limits.maxEventBytes) return { kind: 'too-large', maxBytes: limits.maxEventBytes };
   }
-  return undefined;
+  return bytes;
 }
 
 /** UTF-8 byte length of a string (a lone surrogate counts 3, as the replacement character it would become). */
@@ -52,15 +61,20 @@ export function utf8Length(text: string): number {
 
 /**
  * Check an append's drafts before anything else looks at them (socket and HTTP): each must fit `maxEventBytes`
- * and `maxEventDepth`. Throws EVENT_TOO_LARGE with `details.index` naming the first offender.
+ * and `maxEventDepth`. Throws EVENT_TOO_LARGE with `details.index` naming the first offender; else returns the
+ * drafts' total JSON size in bytes.
  */
 export function assertDraftSizes(
   drafts: readonly unknown[],
   limits: { readonly maxEventBytes: number; readonly maxEventDepth: number },
-): void {
+): number {
+  let total = 0;
   drafts.forEach((draft, index) => {
-    const problem = checkEventSize(draft, limits);
-    if (problem === undefined) return;
+    const problem = measureEvent(draft, limits);
+    if (typeof problem === 'number') {
+      total += problem;
+      return;
+    }
     const message =
       problem.kind === 'too-large'
         ? `events[${index}] is larger than ${problem.maxBytes} bytes`
@@ -68,4 +82,5 @@ export function assertDraftSizes(
     const limit = problem.kind === 'too-large' ? problem.maxBytes : problem.maxDepth;
     throw new HubError(HubErrorCode.EVENT_TOO_LARGE, message, { index, limit, reason: problem.kind });
   });
+  return total;
 }
