@@ -23,12 +23,15 @@ function errorCode(error: unknown): unknown {
  * gave an append up simply stops naming it.
  */
 export class AppendFences {
-  readonly #failed = new Set<string>();
+  /** Created on the first failure: most connections never need one. */
+  #failed: Set<string> | undefined;
 
   /** Throws APPEND_FENCED when `after` failed and was not re-sent; a re-sent key is forgotten. */
   admit(sessionId: string, idempotencyKey: string | undefined, after: string | undefined): void {
-    if (idempotencyKey !== undefined) this.#failed.delete(fenceKey(sessionId, idempotencyKey));
-    if (after === undefined || !this.#failed.has(fenceKey(sessionId, after))) return;
+    const failed = this.#failed;
+    if (failed === undefined) return;
+    if (idempotencyKey !== undefined) failed.delete(fenceKey(sessionId, idempotencyKey));
+    if (after === undefined || !failed.has(fenceKey(sessionId, after))) return;
     throw new HubError(HubErrorCode.APPEND_FENCED, `the append it was sent after (${after}) must be re-sent first`, {
       after,
     });
@@ -39,10 +42,11 @@ export class AppendFences {
     if (idempotencyKey === undefined) return;
     const code = errorCode(error);
     if (typeof code !== 'string' || !RETRY_LATER_CODES.has(code)) return;
-    this.#failed.add(fenceKey(sessionId, idempotencyKey));
-    if (this.#failed.size > MAX_FENCED_KEYS) {
-      const oldest = this.#failed.values().next().value;
-      if (oldest !== undefined) this.#failed.delete(oldest);
+    const failed = (this.#failed ??= new Set());
+    failed.add(fenceKey(sessionId, idempotencyKey));
+    if (failed.size > MAX_FENCED_KEYS) {
+      const oldest = failed.values().next().value;
+      if (oldest !== undefined) failed.delete(oldest);
     }
   }
 }
