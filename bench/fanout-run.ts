@@ -135,6 +135,26 @@ export async function runFanoutCase(
   }
 }
 
+/**
+ * Latency only: the same setup as `runFanoutCase`, one open-loop run at `offeredEventsPerSec` (e.g. a load every
+ * system of the case can carry, so their latencies compare at the same offered load).
+ */
+export async function runLatencyCase(fanoutCase: FanoutCase, offeredEventsPerSec: number): Promise<FanoutMeasurement> {
+  const { system, servers, subscribers: count, timing } = fanoutCase;
+  const ports = servers.flatMap((server) => server.ports);
+  const tracker = new DeliveryTracker(count);
+  const subscribers = await connectSubscribers(system, ports, count, fanoutCase.sessionId, tracker);
+  const writer = await system.writer(ports[0]!, fanoutCase.sessionId);
+  try {
+    // A fresh server: one discarded run first, so JIT and caches are as warm as after a saturation run.
+    await atFixedLoad(tracker, writer, servers, timing, Math.max(1, offeredEventsPerSec));
+    return await atFixedLoad(tracker, writer, servers, timing, Math.max(1, offeredEventsPerSec));
+  } finally {
+    writer.close();
+    for (const subscriber of subscribers) subscriber.close();
+  }
+}
+
 let appendErrors = 0;
 /** Appends the servers rejected (counted, reported by the runner). */
 export function fanoutAppendErrors(): number {

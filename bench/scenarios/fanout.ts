@@ -1,14 +1,11 @@
-import { runFanoutCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
+import { runFanoutCase, runLatencyCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
 import type { LatencySummary } from '../stats.ts';
 import { atLeast, atMost, type Row } from '../report.ts';
 import { socketIoTarget, stopAll, wsRelayTarget, type BenchContext, type SystemTarget } from '../targets.ts';
 
 export interface FanoutResults {
   /** measurements[system][nodes][subscribers] */
-  readonly measurements: Record<
-    string,
-    Record<string, Record<string, { saturation: FanoutMeasurement; atLoad: FanoutMeasurement }>>
-  >;
+  readonly measurements: Record<string, Record<string, Record<string, Measured>>>;
 }
 
 const LATENCY_PERCENTILES: readonly [string, (summary: LatencySummary) => number][] = [
@@ -17,7 +14,56 @@ const LATENCY_PERCENTILES: readonly [string, (summary: LatencySummary) => number
   ['p99.9', (summary) => summary.p999Ms],
 ];
 
-type Measured = { saturation: FanoutMeasurement; atLoad: FanoutMeasurement };
+interface Measured {
+  readonly saturation: FanoutMeasurement;
+  /** At 50 % of this system's own saturation rate. */
+  readonly atLoad: FanoutMeasurement;
+  /** At 50 % of the slowest system's saturation rate in the same case (the same offered load for every system). */
+  atCommonLoad?: FanoutMeasurement;
+}
+
+/** 50 % of the lowest saturation rate (events/s) any system reached with `nodes` nodes and `subscribers`. */
+function commonLoad(results: FanoutResults, nodes: number, subscribers: number): number | undefined {
+  const rates = Object.values(results.measurements)
+    .map((byNodes) => byNodes[String(nodes)]?.[String(subscribers)]?.saturation.eventsPerSec)
+    .filter((rate): rate is number => rate !== undefined && rate > 0);
+  return rates.length < 2 ? undefined : Math.min(...rates) * 0.5;
+}
+
+async function measureAtCommonLoad(
+  key: string,
+  target: SystemTarget,
+  nodes: number,
+  subscriberCounts: readonly number[],
+  timing: Timing,
+  results: FanoutResults,
+  log: (line: string) => void,
+): Promise<void> {
+  const servers = await target.start(nodes);
+  try {
+    for (const subscribers of subscriberCounts) {
+      const measured = results.measurements[key]?.[String(nodes)]?.[String(subscribers)];
+      const offered = commonLoad(results, nodes, subscribers);
+      if (measured === undefined || offered === undefined) continue;
+      measured.atCommonLoad = await runLatencyCase(
+        {
+          system: target.system,
+          servers,
+          subscribers,
+          sessionId: `bench-fanout-common-${key}-${nodes}-${subscribers}-${Date.now()}`,
+          timing,
+        },
+        offered,
+      );
+      log(
+        `fanout ${key} nodes=${nodes} subs=${subscribers}: p99 ${measured.atCommonLoad.latency?.p99Ms ?? NaN} ms ` +
+          `at the common load of ${Math.round(offered)} events/s`,
+      );
+    }
+  } finally {
+    await stopAll(servers);
+  }
+}
 
 async function measure(
   key: string,
@@ -74,6 +120,17 @@ export async function runFanout(
       await measure(key, target, nodes, subscriberCounts, timing, results, log);
     } catch (error) {
       log(`fanout ${key} nodes=${nodes} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  // Second pass: every system again at one offered load per case, the one the slowest of them can carry at 50 %.
+  for (const [key, target, nodes, subscriberCounts] of plan) {
+    if (target === undefined || subscriberCounts.length === 0) continue;
+    try {
+      await measureAtCommonLoad(key, target, nodes, subscriberCounts, timing, results, log);
+    } catch (error) {
+      log(
+        `fanout ${key} nodes=${nodes} (common load) failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return { rows: fanoutRows(results, counts), raw: results };
@@ -149,6 +206,20 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
           baseline: latencyBaseline?.atLoad.latency === undefined ? null : pick(latencyBaseline.atLoad.latency),
           target: isP99 ? '≤ 5 ms' : '',
           met: isP99 ? atMost(value, 5) : null,
+        });
+      }
+      const common = commonLoad(results, nodes, subscribers);
+      const commonValue = hub?.atCommonLoad?.latency?.p99Ms ?? null;
+      if (common !== undefined) {
+        rows.push({
+          scenario,
+          metric: `p99 append→receive, every system at ${Math.round(common)} events/s`,
+          unit: 'ms',
+          hub: commonValue,
+          baselineName: nodes === 1 ? 'raw ws broadcast' : 'Socket.IO',
+          baseline: latencyBaseline?.atCommonLoad?.latency?.p99Ms ?? null,
+          target: '≤ 5 ms',
+          met: atMost(commonValue, 5),
         });
       }
       rows.push({

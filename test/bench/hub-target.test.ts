@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fillSessionInStore } from '../../bench/baselines/xrange.ts';
-import { runFanoutCase } from '../../bench/fanout-run.ts';
+import { runFanoutCase, runLatencyCase } from '../../bench/fanout-run.ts';
 import { hubTarget } from '../../bench/hub-target.ts';
 import { stopAll, type HubTarget } from '../../bench/targets.ts';
 import { RedisStore } from '../../server/index.ts';
@@ -30,6 +30,18 @@ describe('hub target of the bench (tiny runs; figures not asserted)', () => {
       expect(saturation.deliveriesPerSec).toBeGreaterThan(0);
       expect(atLoad.latency?.count).toBeGreaterThan(0);
       expect(atLoad.overloaded).toBe(false);
+      const common = await runLatencyCase(
+        {
+          system: hub.system,
+          servers,
+          subscribers: 2,
+          sessionId: 'smoke-common',
+          timing: { warmupMs: 50, durationMs: 300 },
+        },
+        200,
+      );
+      expect(common.offeredEventsPerSec).toBe(200);
+      expect(common.latency?.count).toBeGreaterThan(0);
     } finally {
       await stopAll(servers);
     }
