@@ -52,6 +52,7 @@ export class Appender {
   readonly #maxFrameBytes: number;
   readonly #maxInFlight: number;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #wakeTime = Number.POSITIVE_INFINITY;
   readonly #settlers = new Map<PendingAppend, (error: HubClientError | undefined, events?: SessionEvent[]) => void>();
 
   constructor(connection: Connection, requests: RequestTracker, options: AppenderOptions) {
@@ -113,11 +114,11 @@ export class Appender {
         if (error === undefined) resolve(events ?? []);
         else reject(error);
         // The next append of the session may go now.
-        this.flush();
+        this.flush(sessionId);
       };
       this.#settlers.set(entry, settle);
     });
-    this.flush();
+    this.flush(sessionId);
     return promise;
   }
 
@@ -131,54 +132,72 @@ export class Appender {
    * so a session never commits them out of order, also across reconnects (everything unacknowledged is re-sent in
    * order).
    */
-  flush(): void {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
+  flush(sessionId?: string): void {
     if (this.#connection.state !== 'connected') return;
     const now = Date.now();
-    const sessions = new Map<string, { onWire: number; last: PendingAppend | undefined; blocked: boolean }>();
-    let wakeAt = Number.POSITIVE_INFINITY;
-    for (const entry of this.#outbox.entries()) {
-      let session = sessions.get(entry.sessionId);
-      if (session === undefined) {
-        session = { onWire: 0, last: undefined, blocked: false };
-        sessions.set(entry.sessionId, session);
-      }
-      if (session.blocked) continue;
+    if (sessionId !== undefined) {
+      const entries = this.#outbox.ofSession(sessionId);
+      if (entries !== undefined) this.#flushSession(entries, now);
+      return;
+    }
+    this.#cancelWake();
+    for (const entries of [...this.#outbox.sessions()]) {
+      if (!this.#flushSession(entries, now)) return;
+    }
+  }
+
+  /** Send what may go of one session (see `flush`); false when the connection took nothing more. */
+  #flushSession(entries: readonly PendingAppend[], now: number): boolean {
+    let onWire = 0;
+    let last: PendingAppend | undefined;
+    for (const entry of entries) {
       if (entry.requestId !== undefined) {
-        session.onWire++;
-        session.last = entry;
+        onWire++;
+        last = entry;
         continue;
       }
       if (entry.notBefore > now) {
         // Waiting for a backoff (or, when infinite, for the next connection): it holds back its session only.
-        wakeAt = Math.min(wakeAt, entry.notBefore);
-        session.blocked = true;
-        continue;
+        this.#wakeAt(entry.notBefore, now);
+        return true;
       }
-      if (session.onWire >= this.#maxInFlight) {
-        session.blocked = true;
-        continue;
-      }
-      if (!this.#send(entry, session.last?.idempotencyKey)) return;
-      session.onWire++;
-      session.last = entry;
+      if (onWire >= this.#maxInFlight) return true;
+      if (!this.#send(entry, last?.idempotencyKey)) return false;
+      onWire++;
+      last = entry;
     }
-    if (Number.isFinite(wakeAt)) this.#retryTimer = setTimeout(() => this.flush(), wakeAt - now);
+    return true;
+  }
+
+  /** Flush everything at `at` (the earliest time an append waiting for a backoff may go). */
+  #wakeAt(at: number, now: number): void {
+    if (!Number.isFinite(at) || at >= this.#wakeTime) return;
+    clearTimeout(this.#retryTimer);
+    this.#wakeTime = at;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#wakeTime = Number.POSITIVE_INFINITY;
+      this.flush();
+    }, at - now);
+  }
+
+  #cancelWake(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#wakeTime = Number.POSITIVE_INFINITY;
   }
 
   /** A (new) connection was welcomed: appends held for a reconnect may go again; send what can go. */
   connected(): void {
-    for (const entry of this.#outbox.entries()) {
-      if (entry.notBefore === Number.POSITIVE_INFINITY) entry.notBefore = 0;
+    for (const entries of this.#outbox.sessions()) {
+      for (const entry of entries) if (entry.notBefore === Number.POSITIVE_INFINITY) entry.notBefore = 0;
     }
     this.flush();
   }
 
-  /** Reject everything still pending (the client closed). */
   /** The client closed: reject everything still pending with CLOSED (and each append's key: it may have committed). */
   rejectAll(): void {
-    clearTimeout(this.#retryTimer);
+    this.#cancelWake();
     for (const [entry, settle] of [...this.#settlers]) {
       const message = 'the client closed before the ack (it may have committed: retry with the same idempotencyKey)';
       settle(
@@ -277,12 +296,12 @@ export class Appender {
     } else if (message.type === 'error' && message.code === FENCED_CODE) {
       // Not committed: the append it was sent behind failed. It goes again right behind that one's re-send.
       entry.notBefore = 0;
-      this.flush();
+      this.flush(entry.sessionId);
     } else if (message.type === 'error' && RETRY_LATER_CODES.has(message.code)) {
       // Nothing was written: send it again (same key) after a backoff delay, until it commits or times out.
       entry.lastErrorCode = message.code;
       entry.notBefore = Date.now() + this.#retryDelay(entry.retries++);
-      this.flush();
+      this.flush(entry.sessionId);
     } else if (message.type === 'error') {
       settle(
         new HubClientError(message.code, message.message, { sessionId: entry.sessionId, details: message.details }),

@@ -8,6 +8,7 @@ import type { RequestTracker } from './requests.ts';
 import { SOCKET_OPEN } from './transport.ts';
 import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './transport.ts';
 import { decodeServerMessage, encodeRequest } from './wire.ts';
+import { batchSendsOfThisTurn } from './send-batching.ts';
 
 /** `connecting`: opening a socket and saying hello; `connected`: the hub welcomed us; `disconnected`: waiting to
  * reconnect; `closed`: for good (`close()` or a final close code). */
@@ -88,6 +89,7 @@ export class Connection extends Emitter<ConnectionEvents> {
     const socket = this.#socket;
     if (this.#state !== 'connected' || socket === undefined || socket.readyState !== SOCKET_OPEN) return false;
     try {
+      batchSendsOfThisTurn(socket);
       socket.send(encodeRequest(message));
       return true;
     } catch (error) {

@@ -30,13 +30,14 @@ export interface PendingAppend {
 }
 
 /**
- * The bounded, ordered queue of appends not yet acknowledged (sent or not). Appends go out in the order they
- * were made (per session, one at a time); after a reconnect every unacknowledged one is sent again, in order,
- * with its idempotency key.
+ * The bounded queue of appends not yet acknowledged (sent or not), kept per session in call order. Appends go out
+ * in the order they were made; after a reconnect every unacknowledged one is sent again, in order, with its
+ * idempotency key.
  */
 export class Outbox {
   readonly #limit: number;
-  readonly #entries = new Set<PendingAppend>();
+  readonly #bySession = new Map<string, PendingAppend[]>();
+  #size = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -44,26 +45,39 @@ export class Outbox {
 
   /** Queue an append; throws `HubClientError` OUTBOX_FULL when `limit` appends already wait for an ack. */
   add(entry: PendingAppend): void {
-    if (this.#entries.size >= this.#limit) {
+    if (this.#size >= this.#limit) {
       throw new HubClientError(ClientErrorCode.OUTBOX_FULL, `${this.#limit} appends already wait for an ack`, {
         sessionId: entry.sessionId,
         details: { limit: this.#limit },
       });
     }
-    this.#entries.add(entry);
+    const queue = this.#bySession.get(entry.sessionId);
+    if (queue === undefined) this.#bySession.set(entry.sessionId, [entry]);
+    else queue.push(entry);
+    this.#size++;
   }
 
   /** Acknowledged, failed or given up: drop it. */
   remove(entry: PendingAppend): void {
-    this.#entries.delete(entry);
+    const queue = this.#bySession.get(entry.sessionId);
+    const index = queue?.indexOf(entry) ?? -1;
+    if (queue === undefined || index === -1) return;
+    queue.splice(index, 1);
+    this.#size--;
+    if (queue.length === 0) this.#bySession.delete(entry.sessionId);
   }
 
-  /** Every pending append (sent or not), oldest first. */
-  entries(): PendingAppend[] {
-    return [...this.#entries];
+  /** The pending appends of one session, oldest first (the live array: do not change it). */
+  ofSession(sessionId: string): readonly PendingAppend[] | undefined {
+    return this.#bySession.get(sessionId);
+  }
+
+  /** Every session's pending appends, each oldest first. */
+  sessions(): IterableIterator<readonly PendingAppend[]> {
+    return this.#bySession.values();
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
   }
 }

@@ -47,7 +47,10 @@ describe('SDK: pipelined appends to one session', () => {
     store.release();
     const committed = await Promise.all(appends);
     expect(committed.map(([event]) => event?.seq)).toEqual(Array.from({ length: 20 }, (_, n) => n));
-    expect(await commits()).toEqual({ count: 2, sum: 20 });
+    // One or two group commits for the 20 appends (the first may go alone if it reached the hub first).
+    const { count, sum } = await commits();
+    expect(sum).toBe(20);
+    expect(count).toBeLessThanOrEqual(2);
   });
 
   it('keeps call order when the hub rate-limits some of them (they are re-sent behind the refused one)', async () => {

@@ -1,0 +1,28 @@
+import type { WebSocketLike } from './transport.ts';
+
+/** The TCP socket under a Node `ws` WebSocket (not in its public types); absent in browsers. */
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
+const corked = new WeakSet<object>();
+const later: (task: () => void) => void =
+  typeof setImmediate === 'function' ? (task) => void setImmediate(task) : queueMicrotask;
+
+/**
+ * Before a send: on Node (`ws`), cork the TCP socket until the current turn of the event loop is over, so that
+ * the frames sent in one turn (a burst of pipelined appends, one per session) leave in one write instead of one
+ * syscall each. Browsers batch socket writes themselves: nothing to do there.
+ */
+export function batchSendsOfThisTurn(socket: WebSocketLike): void {
+  const tcp = (socket as { _socket?: Partial<Corkable> })._socket;
+  if (tcp === undefined || typeof tcp.cork !== 'function' || typeof tcp.uncork !== 'function') return;
+  if (corked.has(tcp)) return;
+  corked.add(tcp);
+  tcp.cork();
+  later(() => {
+    corked.delete(tcp);
+    tcp.uncork?.();
+  });
+}
