@@ -36,7 +36,8 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   readonly limits: HubLimits;
   readonly request: RequestInfo;
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
-  readonly upgradeToken: string | undefined;
+  /** The upgrade request's token (header or query), read when `hello` carries none; throws on a malformed one. */
+  readonly upgradeToken: () => string | undefined;
   readonly onClose: (connection: Connection) => void;
 }
 
@@ -236,7 +237,7 @@ export class Connection {
     }
     try {
       this.#setPrincipal(
-        await this.#deps.auth.authenticate(message.token ?? this.#deps.upgradeToken, this.#deps.request),
+        await this.#deps.auth.authenticate(message.token ?? this.#deps.upgradeToken(), this.#deps.request),
       );
     } catch (error) {
       this.#sendError(toHubError(error), message.id);

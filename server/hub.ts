@@ -119,7 +119,7 @@ export function createHub(input: HubConfig): Hub {
         url: request.url ?? WS_PATH,
         remoteAddress: request.socket.remoteAddress,
       },
-      upgradeToken: requestToken(request),
+      upgradeToken: () => requestToken(request),
       onClose: (closed) => {
         if (connections.delete(closed)) metrics.connections.dec();
       },

@@ -1,12 +1,17 @@
 import type { IncomingMessage } from 'node:http';
+import { AuthError } from './auth/auth-error.ts';
+import { toHubAuthError } from './auth/hub-auth.ts';
+import { tokenFromRequest } from './auth/token-sources.ts';
 
-/** The bearer token of a request: `Authorization: Bearer <token>`, else the `token` query parameter. */
+/**
+ * The token of an HTTP or upgrade request: `Authorization: Bearer <token>`, else the `token` query parameter.
+ * An `Authorization` header with another scheme (or several of them) throws UNAUTHORIZED (`bad-auth-scheme`)
+ * instead of being ignored, so a client that sent credentials is told why they were not used.
+ */
 export function requestToken(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match !== null) return match[1];
+  try {
+    return tokenFromRequest(request);
+  } catch (error) {
+    throw error instanceof AuthError ? toHubAuthError(error) : error;
   }
-  const query = new URL(request.url ?? '/', 'http://hub').searchParams.get('token');
-  return query ?? undefined;
 }

@@ -73,6 +73,16 @@ describe('security matrix over HTTP', () => {
     expect((await secure.store.head(TARGET)).headSeq).toBe(0);
   });
 
+  it('refuses an Authorization header that is not "Bearer <token>" with 401 bad-auth-scheme', async () => {
+    const response = await fetch(`${secure.hub.url}/v1/sessions/alice%2F1`, {
+      headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' },
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({
+      error: { code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } },
+    });
+  });
+
   it('refused every case of the matrix', () => {
     console.log(`security matrix (HTTP): ${refused} of ${MATRIX.length} hostile requests refused with their code`);
     expect(MATRIX.length).toBe(36);

@@ -73,6 +73,12 @@ describe('security matrix over the socket', () => {
     expect((await viaQuery.closed).code).toBe(CloseCode.POLICY_VIOLATION);
   });
 
+  it('refuses an Authorization header that is not "Bearer <token>" with bad-auth-scheme, not as "no token"', async () => {
+    const basic = await helloWithHeader('Basic YWxpY2U6c2VjcmV0');
+    expect(basic.reply).toMatchObject({ type: 'error', code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } });
+    expect(await basic.closeCode).toBe(CloseCode.POLICY_VIOLATION);
+  });
+
   it('refused every case of the matrix', () => {
     console.log(`security matrix (socket): ${refused} of ${MATRIX.length} hostile requests refused with their code`);
     expect(MATRIX.length).toBe(36);
