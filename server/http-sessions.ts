@@ -117,10 +117,19 @@ async function authorized(
   return sessionId;
 }
 
+/**
+ * `GET /v1/sessions`: every session (admin on `*`); `?prefix=acme/`: the sessions under `acme/` (admin on
+ * `acme/*`, a tenant administrator). The prefix must end with `/`, as grant patterns do.
+ */
 async function listSessions(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  await authorize(request, ALL_SESSIONS, 'admin', deps);
-  const sessions = (await deps.store.listSessions()).sort();
-  return { status: 200, body: { sessions } };
+  const prefix = new URL(request.url ?? '/', 'http://hub').searchParams.get('prefix');
+  if (prefix !== null && (!prefix.endsWith('/') || prefix.length < 2 || prefix.length > 512)) {
+    throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "prefix" must end with "/" (e.g. "acme/")');
+  }
+  await authorize(request, prefix === null ? ALL_SESSIONS : `${prefix}*`, 'admin', deps);
+  const all = await deps.store.listSessions();
+  const sessions = prefix === null ? all : all.filter((id) => id.length > prefix.length && id.startsWith(prefix));
+  return { status: 200, body: { sessions: sessions.sort() } };
 }
 
 async function deleteSession(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {

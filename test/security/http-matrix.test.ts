@@ -62,6 +62,20 @@ describe('security matrix over HTTP', () => {
       fetch(`${secure.hub.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
     expect((await list(reader)).status).toBe(403);
     expect((await list(tenantAdmin)).status).toBe(403);
+    // A tenant administrator lists the tenant's sessions, and only those.
+    await secure.store.commit({ sessionId: 'globex/s-1', expectedSeq: 0, events: [{ type: 'test/e', data: {} }] });
+    const listTenant = (token: string, prefix: string) =>
+      fetch(`${secure.hub.url}/v1/sessions?prefix=${encodeURIComponent(prefix)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const tenant = await listTenant(tenantAdmin, 'globex/');
+    expect(tenant.status).toBe(200);
+    expect(((await tenant.json()) as { sessions: string[] }).sessions).toEqual(['globex/s-1']);
+    expect((await listTenant(tenantAdmin, 'initech/')).status).toBe(403);
+    expect((await listTenant(reader, 'globex/')).status).toBe(403);
+    expect((await listTenant(tenantAdmin, 'globex')).status).toBe(400);
+    const everything = await listTenant(admin, 'globex/');
+    expect(((await everything.json()) as { sessions: string[] }).sessions).toEqual(['globex/s-1']);
     const listed = await list(admin);
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { sessions: string[] }).sessions).toContain(TARGET);
