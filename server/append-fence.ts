@@ -8,8 +8,10 @@ const RETRY_LATER_CODES: ReadonlySet<string> = new Set([
   HubErrorCode.APPEND_FENCED,
 ]);
 
-/** Failed keys remembered per connection; the oldest is forgotten beyond this (a client that gave many up). */
-export const MAX_FENCED_KEYS = 1024;
+/** Failed keys remembered per session of a connection; beyond it the oldest is forgotten (a client that gave up). */
+export const MAX_FENCED_KEYS_PER_SESSION = 4096;
+/** Sessions of a connection with failed keys; beyond it the session whose failures are oldest is forgotten. */
+export const MAX_FENCED_SESSIONS = 1024;
 
 function errorCode(error: unknown): unknown {
   return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
@@ -20,18 +22,21 @@ function errorCode(error: unknown): unknown {
  * key that fails with STORE_UNAVAILABLE, RATE_LIMITED or APPEND_FENCED is remembered; an append that names it in
  * `after` (it was sent right behind it) is refused with APPEND_FENCED, nothing written, and remembered in turn.
  * Re-sending the failed append (same key) forgets it. Appends without `after` are never refused: a client that
- * gave an append up simply stops naming it.
+ * gave an append up simply stops naming it. Memory is per session, so failures on other sessions never push a
+ * session's keys out; the bounds only matter for a client that abandons thousands of failed appends.
  */
 export class AppendFences {
   /** Created on the first failure: most connections never need one. */
-  #failed: Set<string> | undefined;
+  #failed: Map<string, Set<string>> | undefined;
 
   /** Throws APPEND_FENCED when `after` failed and was not re-sent; a re-sent key is forgotten. */
   admit(sessionId: string, idempotencyKey: string | undefined, after: string | undefined): void {
-    const failed = this.#failed;
-    if (failed === undefined) return;
-    if (idempotencyKey !== undefined) failed.delete(fenceKey(sessionId, idempotencyKey));
-    if (after === undefined || !failed.has(fenceKey(sessionId, after))) return;
+    const keys = this.#failed?.get(sessionId);
+    if (keys === undefined) return;
+    if (idempotencyKey !== undefined && keys.delete(idempotencyKey) && keys.size === 0) {
+      this.#failed?.delete(sessionId);
+    }
+    if (after === undefined || !keys.has(after)) return;
     throw new HubError(HubErrorCode.APPEND_FENCED, `the append it was sent after (${after}) must be re-sent first`, {
       after,
     });
@@ -42,16 +47,14 @@ export class AppendFences {
     if (idempotencyKey === undefined) return;
     const code = errorCode(error);
     if (typeof code !== 'string' || !RETRY_LATER_CODES.has(code)) return;
-    const failed = (this.#failed ??= new Set());
-    failed.add(fenceKey(sessionId, idempotencyKey));
-    if (failed.size > MAX_FENCED_KEYS) {
-      const oldest = failed.values().next().value;
-      if (oldest !== undefined) failed.delete(oldest);
+    const failed = (this.#failed ??= new Map());
+    let keys = failed.get(sessionId);
+    if (keys === undefined) {
+      keys = new Set();
+      failed.set(sessionId, keys);
+      if (failed.size > MAX_FENCED_SESSIONS) failed.delete(failed.keys().next().value!);
     }
+    keys.add(idempotencyKey);
+    if (keys.size > MAX_FENCED_KEYS_PER_SESSION) keys.delete(keys.values().next().value!);
   }
-}
-
-/** Session ids hold no control characters: a newline separates them from the key. */
-function fenceKey(sessionId: string, idempotencyKey: string): string {
-  return `${sessionId}\n${idempotencyKey}`;
 }

@@ -255,8 +255,15 @@ export class AppendPipeline {
       case 'committed': {
         const { epoch, events } = result;
         metrics.groupCommitAppends.observe(items.length);
-        cache.applyOwnCommit(entry, epoch, events); // throws INTERNAL (failing the group) if the cache disagreed
         queue.splice(0, items.length); // a group is always the head of its queue
+        try {
+          cache.applyOwnCommit(entry, epoch, events);
+        } catch (error) {
+          // The cache disagreed with the store (it dropped the entry and rebuilds it on the next append); the
+          // appends are committed all the same, so they are acked, never answered with an error a client might
+          // retry without a key.
+          this.#deps.logger.error({ err: error, sessionId }, 'session cache rejected this node’s own commit');
+        }
         let offset = 0;
         items.forEach((item, index) => {
           const mine = events.slice(offset, offset + batches[index]!.events.length);

@@ -36,7 +36,7 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   readonly limits: HubLimits;
   readonly request: RequestInfo;
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
-  /** The upgrade request's token (header or query), read when `hello` carries none; throws on a malformed one. */
+  /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
   readonly upgradeToken: () => string | undefined;
   readonly onClose: (connection: Connection) => void;
 }
@@ -236,9 +236,8 @@ export class Connection {
       return false;
     }
     try {
-      this.#setPrincipal(
-        await this.#deps.auth.authenticate(message.token ?? this.#deps.upgradeToken(), this.#deps.request),
-      );
+      const upgradeToken = this.#deps.upgradeToken(); // a malformed Authorization header fails even with a hello token
+      this.#setPrincipal(await this.#deps.auth.authenticate(message.token ?? upgradeToken, this.#deps.request));
     } catch (error) {
       this.#sendError(toHubError(error), message.id);
       this.close(CloseCode.POLICY_VIOLATION, 'authentication failed');

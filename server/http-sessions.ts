@@ -127,8 +127,8 @@ async function listSessions(request: IncomingMessage, deps: HttpRoutesDeps): Pro
     throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "prefix" must end with "/" (e.g. "acme/")');
   }
   await authorize(request, prefix === null ? ALL_SESSIONS : `${prefix}*`, 'admin', deps);
-  const all = await deps.store.listSessions();
-  const sessions = prefix === null ? all : all.filter((id) => id.length > prefix.length && id.startsWith(prefix));
+  const all = await deps.store.listSessions(prefix ?? '');
+  const sessions = prefix === null ? all : all.filter((id) => id.length > prefix.length);
   return { status: 200, body: { sessions: sessions.sort() } };
 }
 

@@ -170,8 +170,11 @@ export interface EventStore {
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
-  /** Admin: ids of the sessions that exist (have an epoch), in no particular order. Walks the whole store. */
-  listSessions(): Promise<string[]>;
+  /**
+   * Admin: ids of the sessions that exist (have an epoch) and start with `prefix` (default: all), in no particular
+   * order. Walks the whole store (the Redis engine filters server-side with SCAN MATCH).
+   */
+  listSessions(prefix?: string): Promise<string[]>;
   /**
    * Admin: delete a session's events, epoch and idempotency keys. Its watchers (on every node) get
    * `onResync()`; its next access creates a new epoch, so clients holding a position are reset.

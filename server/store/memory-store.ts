@@ -125,9 +125,9 @@ export class MemoryStore implements EventStore {
     this.#checkOpen();
   }
 
-  async listSessions(): Promise<string[]> {
+  async listSessions(prefix = ''): Promise<string[]> {
     this.#checkOpen();
-    return this.backend.sessionIds();
+    return this.backend.sessionIds().filter((sessionId) => sessionId.startsWith(prefix));
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {

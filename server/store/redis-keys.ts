@@ -31,9 +31,14 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
   return { log: `${base}log`, epoch: `${base}epoch`, idempotency: `${base}idem`, channel: `${base}ch` };
 }
 
-/** SCAN MATCH pattern of every epoch key under `prefix` (glob characters of the prefix escaped). */
-export function epochKeyPattern(prefix: string): string {
-  return `${prefix.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}{*}:epoch`;
+const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
+
+/**
+ * SCAN MATCH pattern of the epoch keys under key prefix `prefix`, of the sessions whose id starts with
+ * `sessionPrefix` (default: all). Glob characters of both are escaped: ids may contain them.
+ */
+export function epochKeyPattern(prefix: string, sessionPrefix = ''): string {
+  return `${escapeGlob(prefix)}{${escapeGlob(sessionPrefix)}*}:epoch`;
 }
 
 /** The session id of an epoch key of this prefix (for listing sessions), or undefined. */

@@ -87,8 +87,9 @@ export class RedisNotifications {
     const last = batch.events[batch.events.length - 1];
     if (last === undefined) return;
     const delivered = this.#delivered.get(batch.sessionId);
-    // The notice can beat the script's reply (two connections): then it was delivered already.
-    if (delivered !== undefined && delivered.epoch === batch.epoch && delivered.lastSeq >= last.seq) return;
+    // The notice can beat the script's reply (two connections): then it was delivered already. A reply from an
+    // epoch the watchers have left (the session was deleted meanwhile) is not theirs any more.
+    if (delivered !== undefined && (delivered.epoch !== batch.epoch || delivered.lastSeq >= last.seq)) return;
     this.#deliver(batch);
   }
 

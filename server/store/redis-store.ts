@@ -298,17 +298,17 @@ export class RedisStore implements EventStore {
     }
   }
 
-  async listSessions(): Promise<string[]> {
+  async listSessions(prefix = ''): Promise<string[]> {
     const sessionIds: string[] = [];
     let cursor = '0';
     do {
       const [next, keys] = await this.#call('list', false, () =>
-        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix), 'COUNT', 1000),
+        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
       );
       cursor = next;
       for (const key of keys) {
         const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
-        if (sessionId !== undefined) sessionIds.push(sessionId);
+        if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
       }
     } while (cursor !== '0');
     return [...new Set(sessionIds)]; // SCAN may return a key twice

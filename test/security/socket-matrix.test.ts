@@ -77,6 +77,10 @@ describe('security matrix over the socket', () => {
     const basic = await helloWithHeader('Basic YWxpY2U6c2VjcmV0');
     expect(basic.reply).toMatchObject({ type: 'error', code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } });
     expect(await basic.closeCode).toBe(CloseCode.POLICY_VIOLATION);
+    // Also when hello carries a valid token: credentials that were sent are never silently dropped.
+    const token = await secure.mint({ read: ['*'] });
+    const both = await helloWithHeader('Basic YWxpY2U6c2VjcmV0', token);
+    expect(both.reply).toMatchObject({ type: 'error', code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } });
   });
 
   it('refused every case of the matrix', () => {
@@ -86,12 +90,12 @@ describe('security matrix over the socket', () => {
   });
 
   /** A raw `ws` hello with an Authorization header on the upgrade request (JSON frames). */
-  async function helloWithHeader(authorization: string) {
+  async function helloWithHeader(authorization: string, token?: string) {
     const ws = new WebSocket(secure.hub.wsUrl, { headers: { authorization } });
     const closeCode = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const reply = new Promise<unknown>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
-    ws.send(JSON.stringify({ type: 'hello', id: 1, versions: [1] }));
+    ws.send(JSON.stringify({ type: 'hello', id: 1, versions: [1], ...(token === undefined ? {} : { token }) }));
     return { ws, reply: await reply, closeCode };
   }
 });

@@ -297,6 +297,16 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       expect(await a.deleteSession(newSession())).toBe(false);
     });
 
+    it('lists only the sessions under a prefix, glob characters in ids taken literally', async () => {
+      const tenant = `t-${randomUUID().slice(0, 8)}`;
+      const ids = [`${tenant}[1]/a`, `${tenant}[1]/b*`, `${tenant}1/c`, `${tenant}?/d`];
+      for (const id of ids) await a.commit({ sessionId: id, expectedSeq: 0, events: drafts(1) });
+      expect((await b.listSessions(`${tenant}[1]/`)).sort()).toEqual([`${tenant}[1]/a`, `${tenant}[1]/b*`]);
+      expect(await b.listSessions(`${tenant}?/`)).toEqual([`${tenant}?/d`]);
+      expect((await b.listSessions(tenant)).sort()).toEqual([...ids].sort());
+      expect(await b.listSessions(`${tenant}-none/`)).toEqual([]);
+    });
+
     it('refuses a commit whose expectedEpoch is not the current epoch, even at the right length', async () => {
       const sessionId = newSession();
       const { epoch: old } = await a.head(sessionId);
