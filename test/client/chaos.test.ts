@@ -126,4 +126,46 @@ describe('chaos: connections killed at random while an agent writes 5,000 events
       expect(watcher.messages).toEqual(expectedMessages);
     }
   });
+
+  it('pipelined appends of two writers survive killed connections: each once, each writer in call order', async () => {
+    const sessionId = 'chaos/pipelined';
+    const tracked = trackingWebSocket();
+    const options = { reconnect: { initialDelayMs: 5, maxDelayMs: 50 }, WebSocket: tracked.WebSocket };
+    const writers = [0, 1].map((index) => {
+      const client = new HubClient({ url: wsUrl(proxies[index]!.port), ...options });
+      clients.push(client);
+      return client;
+    });
+    const perWriter = 1500;
+    const wave = 150;
+    let kills = 0;
+    const appends: Promise<SessionEvent>[][] = writers.map(() => []);
+    for (let first = 0; first < perWriter; first += wave) {
+      for (const [w, client] of writers.entries()) {
+        for (let n = first; n < first + wave; n++) {
+          appends[w]!.push(client.append(sessionId, { type: 'test/p', data: { w, n } }).then(([event]) => event!));
+        }
+      }
+      // Let the wave reach the wire, then cut every socket (client side, then the proxies) under it.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const socket of [...tracked.open]) {
+        socket.terminate();
+        kills++;
+      }
+      for (const proxy of proxies) kills += proxy.cutAll();
+      // Keep the outboxes bounded: wait for the wave before this one.
+      if (first >= wave) await Promise.all(appends.map((list) => Promise.all(list.slice(first - wave, first))));
+    }
+    const acked = await Promise.all(appends.map((list) => Promise.all(list)));
+    const log = await stores[0]!.read(sessionId, 0, 100_000);
+    expect(kills).toBeGreaterThanOrEqual(5); // sockets actually cut while appends were in flight
+    expect(log).toHaveLength(2 * perWriter);
+    expect(log.map((event) => event.seq)).toEqual(Array.from({ length: 2 * perWriter }, (_, seq) => seq));
+    for (const [w, events] of acked.entries()) {
+      // Each ack names the event the log holds at that seq, and each writer's appends are in call order.
+      expect(events.map((event) => log[event.seq]!.data)).toEqual(events.map((_, n) => ({ w, n })));
+      const seqs = events.map((event) => event.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
+  });
 });
