@@ -52,6 +52,12 @@ export interface RedisStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
   readonly onError?: StoreErrorReporter;
+  /**
+   * Lifetime of the epoch of a session that has no events (created when someone reads a session nobody wrote yet):
+   * it expires after this long unless an event is written, which makes it permanent. Keeps readers from filling
+   * Redis with epochs of sessions that never exist. Default 1 hour.
+   */
+  readonly emptySessionEpochTtlMs?: number;
 }
 
 interface ScriptCommands {
@@ -92,6 +98,7 @@ export class RedisStore implements EventStore {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #report: StoreErrorReporter;
+  readonly #emptyEpochTtl: string;
   #outageReported = false;
 
   constructor(options: RedisStoreOptions = {}) {
@@ -100,6 +107,10 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
+    const ttl = options.emptySessionEpochTtlMs ?? 3_600_000;
+    if (!Number.isSafeInteger(ttl) || ttl < 1)
+      throw new RangeError('emptySessionEpochTtlMs must be a positive integer');
+    this.#emptyEpochTtl = String(ttl);
     const common: RedisOptions = {
       // The store names its keys itself and must connect at once, whatever a template connection says.
       keyPrefix: '',
@@ -168,7 +179,9 @@ export class RedisStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch, newEpoch()));
+    const reply = await this.#call('head', false, () =>
+      this.#redis.shHead(keys.log, keys.epoch, newEpoch(), this.#emptyEpochTtl),
+    );
     const [epoch, length] = reply as [string, number];
     return { epoch, headSeq: length - 1 };
   }
@@ -190,6 +203,7 @@ export class RedisStore implements EventStore {
       keys.channel,
       request.expectedEpoch ?? '',
       String(batches.length),
+      this.#emptyEpochTtl,
     ];
     let count = 0;
     batches.forEach((batch) => {
