@@ -110,25 +110,18 @@ export interface FanoutCase {
   readonly timing: Timing;
 }
 
-/**
- * One fan-out case: saturation (the writer keeps `window` events not yet received by every subscriber in
- * flight: throughput bounded by the system, not by the writer's pacing), then an open-loop run at
- * `latencyLoad` × the saturation rate measuring append→receive latency.
- */
-export async function runFanoutCase(
+/** Connect the case's subscribers and writer, run `measure` with them, then close them all. */
+async function withClients<T>(
   fanoutCase: FanoutCase,
-  latencyLoad = 0.5,
-): Promise<{ saturation: FanoutMeasurement; atLoad: FanoutMeasurement }> {
-  const { system, servers, subscribers: count, timing } = fanoutCase;
+  measure: (tracker: DeliveryTracker, writer: FanoutWriter) => Promise<T>,
+): Promise<T> {
+  const { system, servers, subscribers: count } = fanoutCase;
   const ports = servers.flatMap((server) => server.ports);
   const tracker = new DeliveryTracker(count);
   const subscribers = await connectSubscribers(system, ports, count, fanoutCase.sessionId, tracker);
   const writer = await system.writer(ports[0]!, fanoutCase.sessionId);
   try {
-    const saturation = await saturate(tracker, writer, servers, timing);
-    const offered = Math.max(1, saturation.eventsPerSec * latencyLoad);
-    const atLoad = await atFixedLoad(tracker, writer, servers, timing, offered);
-    return { saturation, atLoad };
+    return await measure(tracker, writer);
   } finally {
     writer.close();
     for (const subscriber of subscribers) subscriber.close();
@@ -136,23 +129,35 @@ export async function runFanoutCase(
 }
 
 /**
+ * One fan-out case: saturation (the writer keeps `window` events not yet received by every subscriber in
+ * flight: throughput bounded by the system, not by the writer's pacing), then an open-loop run at
+ * `latencyLoad` × the saturation rate measuring append→receive latency.
+ */
+export function runFanoutCase(
+  fanoutCase: FanoutCase,
+  latencyLoad = 0.5,
+): Promise<{ saturation: FanoutMeasurement; atLoad: FanoutMeasurement }> {
+  const { servers, timing } = fanoutCase;
+  return withClients(fanoutCase, async (tracker, writer) => {
+    const saturation = await saturate(tracker, writer, servers, timing);
+    const offered = Math.max(1, saturation.eventsPerSec * latencyLoad);
+    const atLoad = await atFixedLoad(tracker, writer, servers, timing, offered);
+    return { saturation, atLoad };
+  });
+}
+
+/**
  * Latency only: the same setup as `runFanoutCase`, one open-loop run at `offeredEventsPerSec` (e.g. a load every
  * system of the case can carry, so their latencies compare at the same offered load).
  */
-export async function runLatencyCase(fanoutCase: FanoutCase, offeredEventsPerSec: number): Promise<FanoutMeasurement> {
-  const { system, servers, subscribers: count, timing } = fanoutCase;
-  const ports = servers.flatMap((server) => server.ports);
-  const tracker = new DeliveryTracker(count);
-  const subscribers = await connectSubscribers(system, ports, count, fanoutCase.sessionId, tracker);
-  const writer = await system.writer(ports[0]!, fanoutCase.sessionId);
-  try {
+export function runLatencyCase(fanoutCase: FanoutCase, offeredEventsPerSec: number): Promise<FanoutMeasurement> {
+  const { servers, timing } = fanoutCase;
+  const offered = Math.max(1, offeredEventsPerSec);
+  return withClients(fanoutCase, async (tracker, writer) => {
     // A fresh server: one discarded run first, so JIT and caches are as warm as after a saturation run.
-    await atFixedLoad(tracker, writer, servers, timing, Math.max(1, offeredEventsPerSec));
-    return await atFixedLoad(tracker, writer, servers, timing, Math.max(1, offeredEventsPerSec));
-  } finally {
-    writer.close();
-    for (const subscriber of subscribers) subscriber.close();
-  }
+    await atFixedLoad(tracker, writer, servers, timing, offered);
+    return atFixedLoad(tracker, writer, servers, timing, offered);
+  });
 }
 
 let appendErrors = 0;

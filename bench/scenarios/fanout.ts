@@ -30,42 +30,23 @@ function commonLoad(results: FanoutResults, nodes: number, subscribers: number):
   return rates.length < 2 ? undefined : Math.min(...rates) * 0.5;
 }
 
-async function measureAtCommonLoad(
-  key: string,
+/** Start `nodes` servers of `target`, run `each` for every subscriber count on them, then stop them. */
+async function onServers(
   target: SystemTarget,
   nodes: number,
   subscriberCounts: readonly number[],
-  timing: Timing,
-  results: FanoutResults,
-  log: (line: string) => void,
+  each: (servers: Awaited<ReturnType<SystemTarget['start']>>, subscribers: number) => Promise<void>,
 ): Promise<void> {
   const servers = await target.start(nodes);
   try {
-    for (const subscribers of subscriberCounts) {
-      const measured = results.measurements[key]?.[String(nodes)]?.[String(subscribers)];
-      const offered = commonLoad(results, nodes, subscribers);
-      if (measured === undefined || offered === undefined) continue;
-      measured.atCommonLoad = await runLatencyCase(
-        {
-          system: target.system,
-          servers,
-          subscribers,
-          sessionId: `bench-fanout-common-${key}-${nodes}-${subscribers}-${Date.now()}`,
-          timing,
-        },
-        offered,
-      );
-      log(
-        `fanout ${key} nodes=${nodes} subs=${subscribers}: p99 ${measured.atCommonLoad.latency?.p99Ms ?? NaN} ms ` +
-          `at the common load of ${Math.round(offered)} events/s`,
-      );
-    }
+    for (const subscribers of subscriberCounts) await each(servers, subscribers);
   } finally {
     await stopAll(servers);
   }
 }
 
-async function measure(
+/** Saturation, then latency at 50 % of it, for one system and every subscriber count. */
+function measure(
   key: string,
   target: SystemTarget,
   nodes: number,
@@ -74,27 +55,43 @@ async function measure(
   results: FanoutResults,
   log: (line: string) => void,
 ): Promise<void> {
-  const servers = await target.start(nodes);
-  try {
-    for (const subscribers of subscriberCounts) {
-      const measured = await runFanoutCase({
-        system: target.system,
-        servers,
-        subscribers,
-        sessionId: `bench-fanout-${key}-${nodes}-${subscribers}-${Date.now()}`,
-        timing,
-      });
-      ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
-      const { saturation, atLoad } = measured;
-      log(
-        `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
-          `(server ${saturation.serverCores.toFixed(2)} cores, load generator ${saturation.loadGeneratorCores.toFixed(2)}), ` +
-          `p99 ${atLoad.latency?.p99Ms ?? NaN} ms at ${Math.round(atLoad.offeredEventsPerSec ?? 0)} events/s`,
-      );
-    }
-  } finally {
-    await stopAll(servers);
-  }
+  return onServers(target, nodes, subscriberCounts, async (servers, subscribers) => {
+    const sessionId = `bench-fanout-${key}-${nodes}-${subscribers}-${Date.now()}`;
+    const measured = await runFanoutCase({ system: target.system, servers, subscribers, sessionId, timing });
+    ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
+    const { saturation, atLoad } = measured;
+    log(
+      `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
+        `(server ${saturation.serverCores.toFixed(2)} cores, load generator ${saturation.loadGeneratorCores.toFixed(2)}), ` +
+        `p99 ${atLoad.latency?.p99Ms ?? NaN} ms at ${Math.round(atLoad.offeredEventsPerSec ?? 0)} events/s`,
+    );
+  });
+}
+
+/** Latency at the case's common load (see `commonLoad`), for one system and every subscriber count. */
+function measureAtCommonLoad(
+  key: string,
+  target: SystemTarget,
+  nodes: number,
+  subscriberCounts: readonly number[],
+  timing: Timing,
+  results: FanoutResults,
+  log: (line: string) => void,
+): Promise<void> {
+  return onServers(target, nodes, subscriberCounts, async (servers, subscribers) => {
+    const measured = results.measurements[key]?.[String(nodes)]?.[String(subscribers)];
+    const offered = commonLoad(results, nodes, subscribers);
+    if (measured === undefined || offered === undefined) return;
+    const sessionId = `bench-fanout-common-${key}-${nodes}-${subscribers}-${Date.now()}`;
+    measured.atCommonLoad = await runLatencyCase(
+      { system: target.system, servers, subscribers, sessionId, timing },
+      offered,
+    );
+    log(
+      `fanout ${key} nodes=${nodes} subs=${subscribers}: p99 ${measured.atCommonLoad.latency?.p99Ms ?? NaN} ms ` +
+        `at the common load of ${Math.round(offered)} events/s`,
+    );
+  });
 }
 
 /** Scenario 2: one writer, 1 / 100 / 1,000 subscribers, one node and two; deliveries/s and latency. */

@@ -1,29 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { storeEngines, type Engine } from '../helpers/engines.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 
-interface Engine {
-  readonly store: EventStore;
-  stop(): Promise<void>;
-}
-
-const engines = [
-  { name: 'memory', open: async (): Promise<Engine> => ({ store: new MemoryStore(), stop: async () => {} }) },
-  {
-    name: 'redis',
-    open: async (): Promise<Engine> => {
-      const redis = await RedisServer.start();
-      const store = await RedisStore.open({ url: redis.url, keyPrefix: 'ap:' });
-      return { store, stop: () => redis.stop() };
-    },
-  },
-];
+const engines = storeEngines('ap:');
 
 describe.each(engines)('hub: append over the socket ($name engine)', ({ open }) => {
   let hub: TestHub;

@@ -1,31 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../shared/index.ts';
 import type { EventStore, GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { storeEngines, type Engine } from '../helpers/engines.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 const WAIT = { timeout: 10_000, interval: 5 };
 
-interface Engine {
-  readonly store: EventStore;
-  stop(): Promise<void>;
-}
-
-const engines = [
-  { name: 'memory', open: async (): Promise<Engine> => ({ store: new MemoryStore(), stop: async () => {} }) },
-  {
-    name: 'redis',
-    open: async (): Promise<Engine> => {
-      const redis = await RedisServer.start();
-      const store = await RedisStore.open({ url: redis.url, keyPrefix: 'gc:' });
-      return { store, stop: () => redis.stop() };
-    },
-  },
-];
+const engines = storeEngines('gc:');
 
 /**
  * Holds the next group commit of the store at a gate (a real store, delayed), so that the appends sent meanwhile
