@@ -45,17 +45,18 @@ async function onServers(
   }
 }
 
-/** Saturation, then latency at 50 % of it, for one system and every subscriber count. */
-function measure(
-  key: string,
-  target: SystemTarget,
-  nodes: number,
-  subscriberCounts: readonly number[],
-  timing: Timing,
-  results: FanoutResults,
-  log: (line: string) => void,
-): Promise<void> {
-  return onServers(target, nodes, subscriberCounts, async (servers, subscribers) => {
+/** One system, one node count, every subscriber count of the plan. */
+interface PlanCase {
+  readonly key: string;
+  readonly target: SystemTarget;
+  readonly nodes: number;
+  readonly subscriberCounts: readonly number[];
+}
+
+/** First pass: saturation, then latency at 50 % of it. */
+function measure(plan: PlanCase, timing: Timing, results: FanoutResults, log: (line: string) => void): Promise<void> {
+  const { key, target, nodes } = plan;
+  return onServers(target, nodes, plan.subscriberCounts, async (servers, subscribers) => {
     const sessionId = `bench-fanout-${key}-${nodes}-${subscribers}-${Date.now()}`;
     const measured = await runFanoutCase({ system: target.system, servers, subscribers, sessionId, timing });
     ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
@@ -68,17 +69,15 @@ function measure(
   });
 }
 
-/** Latency at the case's common load (see `commonLoad`), for one system and every subscriber count. */
+/** Second pass: latency at the case's common load (see `commonLoad`). */
 function measureAtCommonLoad(
-  key: string,
-  target: SystemTarget,
-  nodes: number,
-  subscriberCounts: readonly number[],
+  plan: PlanCase,
   timing: Timing,
   results: FanoutResults,
   log: (line: string) => void,
 ): Promise<void> {
-  return onServers(target, nodes, subscriberCounts, async (servers, subscribers) => {
+  const { key, target, nodes } = plan;
+  return onServers(target, nodes, plan.subscriberCounts, async (servers, subscribers) => {
     const measured = results.measurements[key]?.[String(nodes)]?.[String(subscribers)];
     const offered = commonLoad(results, nodes, subscribers);
     if (measured === undefined || offered === undefined) return;
@@ -111,23 +110,22 @@ export async function runFanout(
     ['socketio', socketIoTarget(context), 1, context.quick ? [1000] : counts],
     ['socketio', socketIoTarget(context), 2, context.quick ? [] : counts],
   ];
-  for (const [key, target, nodes, subscriberCounts] of plan) {
-    if (target === undefined || subscriberCounts.length === 0) continue;
-    try {
-      await measure(key, target, nodes, subscriberCounts, timing, results, log);
-    } catch (error) {
-      log(`fanout ${key} nodes=${nodes} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  // Second pass: every system again at one offered load per case, the one the slowest of them can carry at 50 %.
-  for (const [key, target, nodes, subscriberCounts] of plan) {
-    if (target === undefined || subscriberCounts.length === 0) continue;
-    try {
-      await measureAtCommonLoad(key, target, nodes, subscriberCounts, timing, results, log);
-    } catch (error) {
-      log(
-        `fanout ${key} nodes=${nodes} (common load) failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+  const cases: PlanCase[] = plan.flatMap(([key, target, nodes, subscriberCounts]) =>
+    target === undefined || subscriberCounts.length === 0 ? [] : [{ key, target, nodes, subscriberCounts }],
+  );
+  // First every case at saturation and 50 % of it; then every case again at one offered load per case: 50 % of
+  // the slowest system's saturation (all saturations must be known first).
+  for (const [pass, run] of [
+    ['', measure],
+    [' (common load)', measureAtCommonLoad],
+  ] as const) {
+    for (const planCase of cases) {
+      try {
+        await run(planCase, timing, results, log);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        log(`fanout ${planCase.key} nodes=${planCase.nodes}${pass} failed: ${reason}`);
+      }
     }
   }
   return { rows: fanoutRows(results, counts), raw: results };
