@@ -1,4 +1,4 @@
-import type { EventDraft } from '../shared/index.ts';
+import type { AppendDraftFor } from '../shared/index.ts';
 
 /** ~120 bytes of streamed model text: the typical size of an `assistant/chunk`. */
 export const CHUNK_TEXT =
@@ -14,7 +14,7 @@ export interface SendStamp {
  * The event every scenario writes: an `assistant/chunk` (non-surface, so validation is the envelope and lossless
  * JSON only) whose chunk carries the send stamp, so a receiver can measure append→receive latency.
  */
-export function benchDraft(index: number, sentAtMs: number): EventDraft {
+export function benchDraft(index: number, sentAtMs: number): AppendDraftFor<'assistant/chunk'> {
   return { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { text: CHUNK_TEXT, i: index, t: sentAtMs } } };
 }
 
@@ -28,6 +28,6 @@ export function readStamp(data: unknown): SendStamp | undefined {
 }
 
 /** A batch of `size` drafts with consecutive indexes starting at `firstIndex`. */
-export function benchBatch(firstIndex: number, size: number, sentAtMs: number): EventDraft[] {
+export function benchBatch(firstIndex: number, size: number, sentAtMs: number): AppendDraftFor<'assistant/chunk'>[] {
   return Array.from({ length: size }, (_, offset) => benchDraft(firstIndex + offset, sentAtMs));
 }

@@ -1,4 +1,4 @@
-import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import type { AppendDraft, AppendDraftFor, CheckedDrafts, EventDraft, SessionEvent } from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { Appender } from './appender.ts';
@@ -210,7 +210,21 @@ export class HubClient extends Emitter<HubClientEvents> {
   /**
    * Append one event or a batch (atomically) and resolve with the committed events. Exactly once: retried with
    * the same idempotency key across reconnects until acknowledged. Rejects with `HubClientError`.
+   *
+   * Typed strictly: a known event type must carry its data shape (`turn/start` needs `{ turn }`), an extension
+   * type JSON data and no surface fields, so a typo is a compile error rather than an INVALID_EVENT at run time.
+   * Drafts typed only as `EventDraft` (built dynamically) are accepted too and checked by the hub.
    */
+  append<const T extends string>(
+    sessionId: string,
+    draft: AppendDraftFor<T> & { readonly type: T },
+    options?: AppendOptions,
+  ): Promise<SessionEvent[]>;
+  append<const D extends readonly AppendDraft[]>(
+    sessionId: string,
+    drafts: D & CheckedDrafts<D>,
+    options?: AppendOptions,
+  ): Promise<SessionEvent[]>;
   append(
     sessionId: string,
     drafts: EventDraft | readonly EventDraft[],

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { RedisStore } from '../../server/index.ts';
 import { type ValidatedDraft } from '../../server/index.ts';
-import type { JsonValue } from '../../shared/index.ts';
+import { normalizeDraft } from '../../shared/index.ts';
 import { benchBatch } from '../workload.ts';
 import { decodeWire } from '../wire.ts';
 
@@ -16,10 +16,7 @@ export interface ReplayResult {
 /** Fill a session of the Redis store with `count` bench events (commits of 1,000; not measured). */
 export async function fillSessionInStore(store: RedisStore, sessionId: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += 1000) {
-    const events: ValidatedDraft[] = benchBatch(first, Math.min(1000, count - first), 0).map((draft) => ({
-      type: draft.type,
-      data: draft.data as JsonValue,
-    }));
+    const events: ValidatedDraft[] = benchBatch(first, Math.min(1000, count - first), 0).map(normalizeDraft);
     const result = await store.commit({ sessionId, expectedSeq: first, events });
     if (result.status !== 'committed') throw new Error(`fill: commit ${result.status}`);
   }
