@@ -7,15 +7,7 @@ import {
   tokenFromRequest,
   tokenFromUrl,
 } from '../../server/auth/index.ts';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
+import { thrown } from '../helpers/thrown.ts';
 
 describe('token extraction', () => {
   it('Authorization: Bearer, scheme case-insensitive; absent header is no token', () => {

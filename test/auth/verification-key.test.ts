@@ -8,15 +8,7 @@ import {
   restrictAlgorithms,
   secretKey,
 } from '../../server/auth/index.ts';
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
+import { thrown } from '../helpers/thrown.ts';
 
 describe('verification keys pin one algorithm family', () => {
   it('a secret is HS256 only, and must be at least 32 bytes', () => {

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppendFences, MAX_FENCED_KEYS_PER_SESSION } from '../../server/append-fence.ts';
 import { HubError } from '../../server/hub-error.ts';
+import { thrown } from '../helpers/thrown.ts';
 
 const outage = new HubError('STORE_UNAVAILABLE', 'down');
-const fencedCode = (run: () => void): string | undefined => {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return (error as HubError).code;
-  }
-};
+const fencedCode = (run: () => void): unknown => (thrown(run) as HubError | undefined)?.code;
 
 describe('AppendFences (per connection)', () => {
   it('refuses an append sent behind a failed one until that one is re-sent; others pass', () => {
