@@ -22,16 +22,6 @@ export function encodeEventBody(draft: ValidatedDraft): Buffer {
   return encoder.pack(body);
 }
 
-/** The msgpack array header for `count` elements: prefix it to `count` concatenated bodies to get one array. */
-export function msgpackArrayHeader(count: number): Buffer {
-  if (count < 16) return Buffer.from([0x90 | count]);
-  if (count < 0x10000) return Buffer.from([0xdc, count >> 8, count & 0xff]);
-  const header = Buffer.alloc(5);
-  header[0] = 0xdd;
-  header.writeUInt32BE(count, 1);
-  return header;
-}
-
 /** Decode a msgpack array of event bodies (the form published for a batch) into verified, deep-frozen drafts. */
 export function decodeEventBodies(blob: Uint8Array, where: string): ValidatedDraft[] {
   const decoded = unpack(blob, where);

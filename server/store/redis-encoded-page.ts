@@ -1,33 +1,11 @@
 import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
 import type { EncodedEventPage } from './encoded-page.ts';
 import { decodeEventBody, toSessionEvent } from './event-codec.ts';
+import { arrayHeaderLength, writeArrayHeader } from './msgpack-array-header.ts';
 import { MARKS_PER_BODY, scanEventBody, splicedEventLength, writeSplicedEvent } from './event-splice.ts';
 import { streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
 
-function arrayHeaderLength(count: number): number {
-  return count < 0x10 ? 1 : count < 0x10000 ? 3 : 5;
-}
-
 const EMPTY = new Uint8Array(0);
-
-function writeArrayHeader(target: Uint8Array, pos: number, count: number): number {
-  if (count < 0x10) {
-    target[pos] = 0x90 | count;
-    return pos + 1;
-  }
-  if (count < 0x10000) {
-    target[pos] = 0xdc;
-    target[pos + 1] = count >> 8;
-    target[pos + 2] = count & 0xff;
-    return pos + 3;
-  }
-  target[pos] = 0xdd;
-  target[pos + 1] = count >>> 24;
-  target[pos + 2] = (count >>> 16) & 0xff;
-  target[pos + 3] = (count >>> 8) & 0xff;
-  target[pos + 4] = count & 0xff;
-  return pos + 5;
-}
 
 /**
  * A page read from a session's stream, kept as the stored bodies. Every entry is verified when the page is made

@@ -1,7 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SessionEvent } from '../../shared/index.ts';
 import { groupOfOne, singleResult } from './group-commit.ts';
-import { encodeEventBody, msgpackArrayHeader, toSessionEvent } from './event-codec.ts';
+import { encodeEventBody, toSessionEvent } from './event-codec.ts';
+import { msgpackArrayHeader } from './msgpack-array-header.ts';
 import {
   StoreDataError,
   StoreUnavailableError,
