@@ -107,6 +107,41 @@ describe('hub: the auth seam', () => {
     await ordered.close();
   });
 
+  it('answers an authorize hook that throws, or answers false, or async false, with an error and keeps serving', async () => {
+    // Synchronous answers take a fast path (no promise per append); every shape must still end the same way.
+    const answers: Record<string, () => boolean | Promise<boolean>> = {
+      'sync-yes': () => true,
+      'sync-no': () => false,
+      'async-yes': () => Promise.resolve(true),
+      'async-no': () => Promise.resolve(false),
+      throws: () => {
+        throw new HubError('RATE_LIMITED', 'the policy service is overloaded');
+      },
+    };
+    const mixed: HubAuth = {
+      authenticate: () => ({ subject: 'anyone' }),
+      authorize: (_principal, _action, sessionId) => answers[sessionId.split('/')[1]!]!(),
+    };
+    const hub3 = await startHub({ store, auth: mixed });
+    const client = await RawHubClient.connect(hub3.wsUrl);
+    const append = (name: string) =>
+      client.request({ type: 'append', sessionId: `mixed/${name}`, events: [{ type: 'x/y', data: name }] });
+    const replies = await Promise.all(Object.keys(answers).map((name) => append(name)));
+    expect(replies.map((reply) => (reply.type === 'error' ? reply.code : reply.type))).toEqual([
+      'ack',
+      'FORBIDDEN',
+      'ack',
+      'FORBIDDEN',
+      'RATE_LIMITED',
+    ]);
+    for (const refused of ['sync-no', 'async-no', 'throws']) {
+      expect((await store.head(`mixed/${refused}`)).headSeq).toBe(-1);
+    }
+    expect(await append('sync-yes')).toMatchObject({ type: 'ack', firstSeq: 1 });
+    await client.close();
+    await hub3.close();
+  });
+
   it('lets an unsubscribe sent right behind a subscribe win while authorize is still thinking', async () => {
     const slow: HubAuth = {
       authenticate: () => ({ subject: 'anyone' }),
