@@ -23,6 +23,11 @@ import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from './wat
 export interface MemoryStoreOptions {
   /** Share one backend between several stores to model several hub nodes on one store. Default: a private one. */
   readonly backend?: MemoryBackend;
+  /**
+   * Lifetime of the epoch of a session nobody wrote, for the private backend (see `MemoryBackendOptions`; with a
+   * shared `backend`, set it there). Default 1 hour.
+   */
+  readonly emptySessionEpochTtlMs?: number;
   /** Where errors thrown by watch handlers go. Default: a process warning. */
   readonly onError?: StoreErrorReporter;
 }
@@ -41,7 +46,14 @@ export class MemoryStore implements EventStore {
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.backend = options.backend ?? new MemoryBackend();
+    if (options.backend !== undefined && options.emptySessionEpochTtlMs !== undefined) {
+      throw new TypeError('emptySessionEpochTtlMs belongs to the shared backend: set it on the MemoryBackend');
+    }
+    this.backend =
+      options.backend ??
+      new MemoryBackend(
+        options.emptySessionEpochTtlMs === undefined ? {} : { emptySessionEpochTtlMs: options.emptySessionEpochTtlMs },
+      );
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),
@@ -90,6 +102,7 @@ export class MemoryStore implements EventStore {
       }
     }
     for (const event of events) session.events.push(event);
+    if (events.length > 0) this.backend.written(session);
     this.backend.publish({ sessionId: request.sessionId, epoch, events });
     return { status: 'committed', epoch, events };
   }

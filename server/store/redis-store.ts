@@ -1,3 +1,4 @@
+import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from './empty-epoch-ttl.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SessionEvent } from '../../shared/index.ts';
 import { groupOfOne, singleResult } from './group-commit.ts';
@@ -108,10 +109,8 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
-    const ttl = options.emptySessionEpochTtlMs ?? 3_600_000;
-    if (!Number.isSafeInteger(ttl) || ttl < 1)
-      throw new RangeError('emptySessionEpochTtlMs must be a positive integer');
-    this.#emptyEpochTtl = String(ttl);
+    const ttl = options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS;
+    this.#emptyEpochTtl = String(checkEmptySessionEpochTtl(ttl));
     const common: RedisOptions = {
       // The store names its keys itself and must connect at once, whatever a template connection says.
       keyPrefix: '',
