@@ -112,12 +112,14 @@ export class Connection extends Emitter<ConnectionEvents> {
   }
 
   async #open(): Promise<void> {
+    if (this.#state === 'closed') return;
     this.#timer = undefined;
     this.#setState('connecting');
     let token: string | undefined;
     try {
-      token = await this.resolveToken();
+      token = await this.#tokenWithin(this.#options.connectTimeoutMs);
     } catch (error) {
+      if (this.#state !== 'connecting') return; // closed while the token was fetched: stay closed
       this.#emitError(new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`));
       this.#scheduleReconnect(undefined);
       return;
@@ -156,6 +158,15 @@ export class Connection extends Emitter<ConnectionEvents> {
     const token = await source();
     if (typeof token !== 'string') throw new TypeError('the token function must return a string');
     return token;
+  }
+
+  /** `resolveToken`, failing when the token function takes longer than `ms` (it may hang on a dead auth server). */
+  #tokenWithin(ms: number): Promise<string | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no token within ${ms} ms`)), ms);
+    });
+    return Promise.race([this.resolveToken(), late]).finally(() => clearTimeout(timer));
   }
 
   /** A token function may return another token next time: auth refusals are then worth a retry. */
@@ -258,6 +269,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   }
 
   #scheduleReconnect(code: number | undefined): void {
+    if (this.#state === 'closed') return;
     clearTimeout(this.#timer);
     this.#urlIndex = (this.#urlIndex + 1) % this.#options.urls.length;
     // A welcomed connection whose node goes away moves on at once; a node that refuses new connections with

@@ -47,7 +47,10 @@ export interface HubClientOptions {
   readonly heartbeatIntervalMs?: number;
   /** Reconnect after this long without a frame from the hub (ms). Default 40,000. */
   readonly heartbeatTimeoutMs?: number;
-  /** Give up a connection attempt (open + hello) after this long (ms). Default 10,000. */
+  /**
+   * Give up a connection attempt after this long (ms), and retry with backoff: the token function's answer, then
+   * open + hello, each get this long. Default 10,000.
+   */
   readonly connectTimeoutMs?: number;
   /**
    * Call the token function this often and send the new token over the open connection (`auth`), so a

@@ -77,4 +77,49 @@ describe('tokens', () => {
     expect(errors).toEqual(['UNAUTHORIZED', 'UNAUTHORIZED']);
     expect(tokens).toEqual([]);
   });
+
+  it('stays closed when close() comes while the token function is still answering, and it then fails', async () => {
+    let failToken: (error: Error) => void = () => undefined;
+    const asked = new Promise<void>((resolve) => {
+      const client = new HubClient({
+        url: hub.wsUrl,
+        reconnect: { initialDelayMs: 5, maxDelayMs: 5 },
+        token: () =>
+          new Promise<string>((_, reject) => {
+            failToken = reject;
+            resolve();
+          }),
+      });
+      clients.push(client);
+    });
+    await asked;
+    const client = clients.at(-1)!;
+    const states: string[] = [];
+    client.on('state', (next) => states.push(next));
+    client.close();
+    failToken(new Error('token server down'));
+    // Had the failure scheduled a reconnect, the client would be `disconnected` by now.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await expect(client.append('token/closed', { type: 'x/y', data: 1 })).rejects.toMatchObject({ code: 'CLOSED' });
+    expect(client.state).toBe('closed');
+    expect(states).toEqual(['closed']); // and no `disconnected` / `connecting` after it
+    expect((await store.head('token/closed')).headSeq).toBe(-1);
+  });
+
+  it('gives up a token function that never answers after connectTimeoutMs, and retries with a new call', async () => {
+    let calls = 0;
+    const client = new HubClient({
+      url: hub.wsUrl,
+      connectTimeoutMs: 100,
+      reconnect: { initialDelayMs: 5, maxDelayMs: 5 },
+      token: () => (++calls === 1 ? new Promise<string>(() => undefined) : 'good-after-hang'),
+    });
+    clients.push(client);
+    const errors: HubClientError[] = [];
+    client.on('error', (error) => errors.push(error));
+    await client.append('token/hang', { type: 'x/y', data: 1 });
+    expect(calls).toBe(2);
+    expect(errors.map((error) => error.code)).toEqual(['TOKEN_FAILED']);
+    expect(errors[0]!.message).toContain('no token within 100 ms');
+  });
 });
