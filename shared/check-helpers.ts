@@ -18,3 +18,11 @@ export function surfaceViolation(reason: string, path?: string): never {
 export function isNonNegativeSafeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
+
+// In unicode mode a surrogate pair is one code point, so this matches lone surrogates only.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** True when `text` holds a lone surrogate: it cannot survive UTF-8 (it turns into U+FFFD). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}

@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from './check-helpers.ts';
 import { describeValue } from './describe-value.ts';
 import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
 import type {
@@ -49,6 +50,16 @@ export function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+/** What a string field must be. `wellFormed`: no lone surrogates (keys that must survive UTF-8 unchanged). */
+interface StringRule {
+  readonly nonEmpty?: boolean;
+  readonly maxLength?: number;
+  readonly wellFormed?: boolean;
+}
+
+/** Idempotency keys (and `after`, which names one): the same rule as the store's. */
+const KEY_RULE: StringRule = { nonEmpty: true, maxLength: 256, wellFormed: true };
+
 class Reader {
   readonly record: Fields;
   readonly kind: string;
@@ -84,17 +95,20 @@ class Reader {
     return value;
   }
 
-  string(name: string, options: { nonEmpty?: boolean; maxLength?: number } = {}): string {
+  string(name: string, options: StringRule = {}): string {
     const value = own(this.record, name);
     if (typeof value !== 'string') this.fail(`field "${name}" must be a string`);
     if (options.nonEmpty === true && value.length === 0) this.fail(`field "${name}" must not be empty`);
     if (options.maxLength !== undefined && value.length > options.maxLength) {
       this.fail(`field "${name}" is longer than ${options.maxLength} characters`);
     }
+    if (options.wellFormed === true && hasLoneSurrogate(value)) {
+      this.fail(`field "${name}" must be well-formed Unicode (no lone surrogates)`);
+    }
     return value;
   }
 
-  optionalString(name: string, options: { nonEmpty?: boolean; maxLength?: number } = {}): string | undefined {
+  optionalString(name: string, options: StringRule = {}): string | undefined {
     return own(this.record, name) === undefined ? undefined : this.string(name, options);
   }
 
@@ -171,9 +185,9 @@ function parseAppend(reader: Reader): AppendRequest {
   };
   const expectedSeq = reader.optionalIndex('expectedSeq');
   if (expectedSeq !== undefined) message.expectedSeq = expectedSeq;
-  const idempotencyKey = reader.optionalString('idempotencyKey', { nonEmpty: true, maxLength: 256 });
+  const idempotencyKey = reader.optionalString('idempotencyKey', KEY_RULE);
   if (idempotencyKey !== undefined) message.idempotencyKey = idempotencyKey;
-  const after = reader.optionalString('after', { nonEmpty: true, maxLength: 256 });
+  const after = reader.optionalString('after', KEY_RULE);
   if (after !== undefined) message.after = after;
   return message;
 }

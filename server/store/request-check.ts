@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '../../shared/check-helpers.ts';
 import { isSeq } from '../../shared/protocol-parse.ts';
 import { StoreRequestError, type GroupCommitRequest } from './event-store.ts';
 import { validateSessionId } from './session-id.ts';
@@ -26,6 +27,8 @@ export function checkGroupCommitRequest(request: GroupCommitRequest): void {
         `an idempotency key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
       );
     }
+    // Redis stores keys as UTF-8, where every lone surrogate becomes U+FFFD: distinct keys would collide.
+    if (hasLoneSurrogate(key)) throw new StoreRequestError('an idempotency key must be well-formed Unicode');
     if (keys.has(key)) throw new StoreRequestError(`idempotency key '${key}' appears twice in one group commit`);
     keys.add(key);
   }

@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '../../shared/check-helpers.ts';
 import { StoreRequestError } from './event-store.ts';
 
 /** Longest accepted session id, in Unicode code points. */
@@ -6,8 +7,6 @@ export const MAX_SESSION_ID_LENGTH = 256;
 // C0 and C1 control characters and DEL.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/u;
-// In unicode mode a surrogate pair is one code point, so this matches lone surrogates only.
-const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
  * Why `sessionId` is not an acceptable session id, or `undefined` when it is.
@@ -19,7 +18,7 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 export function sessionIdProblem(sessionId: unknown): string | undefined {
   if (typeof sessionId !== 'string') return 'a session id must be a string';
   if (sessionId.length === 0) return 'a session id must not be empty';
-  if (LONE_SURROGATE.test(sessionId)) return 'a session id must be well-formed Unicode (no lone surrogates)';
+  if (hasLoneSurrogate(sessionId)) return 'a session id must be well-formed Unicode (no lone surrogates)';
   let codePoints = 0;
   for (const _ of sessionId) codePoints++;
   if (codePoints > MAX_SESSION_ID_LENGTH) {

@@ -72,6 +72,21 @@ describe('parseClientMessage', () => {
     expect(parseError({ type: 'hello', id: 9, versions: ['1'] }).message).toMatch(/"versions"/);
   });
 
+  it('refuses idempotency keys and `after` that are empty, too long or not well-formed Unicode', () => {
+    const append = { type: 'append', id: 9, sessionId: 's', events: [{ type: 'x/y', data: 1 }] };
+    for (const field of ['idempotencyKey', 'after']) {
+      expect(parseError({ ...append, [field]: '' }).message).toMatch(/must not be empty/);
+      expect(parseError({ ...append, [field]: 'k'.repeat(257) }).message).toMatch(/longer than 256/);
+      // A lone surrogate becomes U+FFFD in UTF-8 (Redis): two such keys would collide there.
+      for (const lone of ['\ud800', 'a\udc00', 'k\ud83d']) {
+        const error = parseError({ ...append, [field]: lone });
+        expect(error.message).toMatch(new RegExp(`"${field}" must be well-formed Unicode`));
+        expect(error.code).toBe('BAD_REQUEST');
+      }
+      expect(parseClientMessage({ ...append, [field]: 'k😀'.repeat(3) })).toMatchObject({ [field]: 'k😀'.repeat(3) });
+    }
+  });
+
   it('does not read inherited fields', () => {
     const inherited = Object.create({ type: 'ping', id: 1 }) as object;
     expect(parseError(inherited).message).toMatch(/"type"/);

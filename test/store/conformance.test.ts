@@ -270,6 +270,11 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       await expect(a.commit({ sessionId, expectedSeq: -1, events: drafts(1) })).rejects.toMatchObject({
         code: 'BAD_REQUEST',
       });
+      for (const idempotencyKey of ['', 'k'.repeat(257), '\ud800', 'a\udfff']) {
+        await expect(a.commit({ sessionId, expectedSeq: 0, events: drafts(1), idempotencyKey })).rejects.toMatchObject({
+          code: 'BAD_REQUEST',
+        });
+      }
       await expect(a.read(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
       await expect(a.read(sessionId, 0, 0)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
       expect((await a.head(sessionId)).headSeq).toBe(-1);
