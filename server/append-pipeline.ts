@@ -305,6 +305,8 @@ export class AppendPipeline {
           await conflictBackoff(attempt);
         }
         // Deleted (and maybe rewritten) since the entry was built: validate again on the new log.
+        if (result.epoch === entry.epoch && result.headSeq < expectedSeq - 1)
+          cache.storeLostEvents(entry, result.headSeq);
         await cache.refresh(entry, result.epoch);
         return;
       }

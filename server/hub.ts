@@ -59,6 +59,10 @@ export function createHub(input: HubConfig): Hub {
     idleMs: config.sessionCacheIdleMs,
   });
   const pipeline = new AppendPipeline({ store, cache, limits, retries: config.appendRetries, logger, metrics });
+  const stopReconnectWatch = store.onReconnect(() => {
+    logger.info('the store reconnected: cached sessions will be rebuilt from it');
+    cache.storeReconnected();
+  });
   const channels = new ChannelRegistry({
     store,
     logger,
@@ -155,6 +159,7 @@ export function createHub(input: HubConfig): Hub {
     );
     await closeSockets();
     channels.closeAll();
+    stopReconnectWatch();
     cache.clear();
     clearInterval(sweepTimer);
     wss.close();

@@ -1,4 +1,4 @@
-import { HubErrorCode, Session, type SessionEvent } from '../shared/index.ts';
+import { HubErrorCode, Session, SessionLogError, type SessionEvent } from '../shared/index.ts';
 import { HubError } from './hub-error.ts';
 import type { Logger } from './logger.ts';
 import type { HubMetrics } from './metrics.ts';
@@ -18,6 +18,9 @@ export interface CachedSession {
   session: Session;
   /** The cache missed events (a gap in notifications): refresh from the store before the next use. */
   stale: boolean;
+  /** The entry may not match the stored log (it failed validation, or the store lost events it holds): rebuild
+   * it from scratch before the next use rather than bring it forward. */
+  rebuild: boolean;
   lastUsed: number;
   /** Appends currently using the entry (never evicted while > 0). */
   users: number;
@@ -80,27 +83,29 @@ export class SessionCache {
   }
 
   /**
-   * Bring the entry up to the store's head (rebuilding it when the epoch changed). `knownEpoch`: the store's
-   * current epoch when the caller just learned it (a commit conflict), which saves asking for the head. Every page
-   * is read with its epoch, so events of a newer epoch are never applied on top of the old one. A gap or epoch
-   * change reported by `apply` while the refresh runs keeps the entry stale. Throws INTERNAL (and drops the entry)
-   * when stored events fail validation.
+   * Bring the entry up to the store's head. `knownEpoch`: the store's current epoch when the caller just learned
+   * it (a commit conflict), which saves asking for the head. The entry is rebuilt from scratch instead
+   * when the epoch changed, when it was marked for a rebuild, when the store's head (same epoch) lies below the
+   * entry's (the store lost events this node saw: a failover to a lagging replica, a crash before fsync), and when
+   * stored events fail validation against it (the entry did not match the stored log). Every page is read with its
+   * epoch, so events of a newer epoch are never applied on top of the old one. A gap or epoch change reported by
+   * `apply` while the refresh runs keeps the entry stale. Throws INTERNAL when the stored log itself is invalid.
    */
   async refresh(entry: CachedSession, knownEpoch?: string): Promise<void> {
     const { store, pageSize } = this.#deps;
     entry.stale = false;
     try {
-      const epoch = knownEpoch ?? (await store.head(entry.sessionId)).epoch;
+      const head = knownEpoch === undefined ? await store.head(entry.sessionId) : undefined;
+      const epoch = head?.epoch ?? knownEpoch;
+      if (entry.rebuild || epoch !== entry.epoch) return await this.#rebuild(entry);
+      if (head !== undefined && head.headSeq < entry.session.length - 1) {
+        this.storeLostEvents(entry, head.headSeq);
+        return await this.#rebuild(entry);
+      }
       for (;;) {
-        if (epoch !== entry.epoch) {
-          const fresh = await this.#load(entry.sessionId);
-          entry.epoch = fresh.epoch;
-          entry.session = fresh.session;
-          return;
-        }
         const page = await store.readPage(entry.sessionId, entry.session.length, pageSize);
         if (page.epoch !== entry.epoch) return await this.refresh(entry);
-        if (this.#applyTo(entry, page.events) === 'invalid') throw storedLogInvalid(entry.sessionId);
+        if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
         if (page.events.length < pageSize) return;
       }
     } catch (error) {
@@ -108,6 +113,21 @@ export class SessionCache {
       if (error instanceof HubError && error.code === HubErrorCode.INTERNAL) this.invalidate(entry.sessionId);
       throw error;
     }
+  }
+
+  /** Replace the entry's state with a fresh load of the stored log (INTERNAL when that log is itself invalid). */
+  async #rebuild(entry: CachedSession): Promise<void> {
+    let fresh: CachedSession;
+    try {
+      fresh = await this.#load(entry.sessionId);
+    } catch (error) {
+      if (!(error instanceof SessionLogError)) throw error;
+      this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'the stored log failed validation');
+      throw storedLogInvalid(entry.sessionId);
+    }
+    entry.epoch = fresh.epoch;
+    entry.session = fresh.session;
+    entry.rebuild = false;
   }
 
   /**
@@ -136,12 +156,27 @@ export class SessionCache {
     this.#applyTo(entry, events);
   }
 
-  /** Forget a session (e.g. its epoch changed); an entry in use is marked stale instead. */
+  /**
+   * The store answered a commit at `expectedSeq` with a head below it in the entry's own epoch: it lost events
+   * this node saw (a failover to a lagging replica, a crash before fsync). Rebuild the entry before its next use.
+   */
+  storeLostEvents(entry: CachedSession, storeHeadSeq: number): void {
+    this.#deps.logger.warn(
+      { sessionId: entry.sessionId, storeHeadSeq, cachedHeadSeq: entry.session.length - 1 },
+      'the store holds fewer events than this node saw in the same epoch (lost writes?): rebuilding from the store',
+    );
+    entry.stale = true;
+    entry.rebuild = true;
+  }
+
+  /** Forget a session (e.g. its epoch changed); an entry in use is marked for a rebuild before its next use. */
   invalidate(sessionId: string): void {
     const entry = this.#entries.get(sessionId);
     if (entry === undefined) return;
-    if (entry.users > 0) entry.stale = true;
-    else this.#entries.delete(sessionId);
+    if (entry.users > 0) {
+      entry.stale = true;
+      entry.rebuild = true;
+    } else this.#entries.delete(sessionId);
     this.#deps.metrics.cachedSessions.set(this.#entries.size);
   }
 
@@ -151,6 +186,14 @@ export class SessionCache {
       if (entry.users === 0 && now - entry.lastUsed >= this.#deps.idleMs) this.#entries.delete(sessionId);
     }
     this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+
+  /**
+   * The store's connection came back after an outage, and the store may have lost writes this node saw (see
+   * `EventStore.onReconnect`): every entry is rebuilt from the store before its next use. Idle entries are dropped.
+   */
+  storeReconnected(): void {
+    for (const sessionId of [...this.#entries.keys()]) this.invalidate(sessionId);
   }
 
   clear(): void {
@@ -193,7 +236,8 @@ export class SessionCache {
         if (page.events.length < pageSize) break;
       }
       if (sameEpoch) {
-        return { sessionId, epoch: head.epoch, session: Session.fromLog(events), stale: false, lastUsed: 0, users: 0 };
+        const session = Session.fromLog(events);
+        return { sessionId, epoch: head.epoch, session, stale: false, rebuild: false, lastUsed: 0, users: 0 };
       }
     }
     throw new HubError(HubErrorCode.STORE_UNAVAILABLE, `the epoch of ${sessionId} kept changing while loading it`);

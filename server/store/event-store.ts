@@ -171,6 +171,13 @@ export interface EventStore {
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
   /**
+   * Call `listener` each time the store's connection to its backend comes back after it was lost. The backend may
+   * have lost writes meanwhile (a failover to a lagging replica, a restart before fsync) while keeping epochs, so
+   * whatever a node derived from earlier reads must be re-read. Returns a stop function. The memory engine never
+   * loses its connection and never calls it.
+   */
+  onReconnect(listener: () => void): () => void;
+  /**
    * Admin: ids of the sessions that exist (have an epoch) and start with `prefix` (default: all), in no particular
    * order. Walks the whole store (the Redis engine filters server-side with SCAN MATCH).
    */

@@ -138,6 +138,12 @@ export class MemoryStore implements EventStore {
     this.#checkOpen();
   }
 
+  /** The memory engine has no connection to lose: `listener` is never called. */
+  onReconnect(listener: () => void): () => void {
+    void listener;
+    return () => undefined;
+  }
+
   async listSessions(prefix = ''): Promise<string[]> {
     this.#checkOpen();
     return this.backend.sessionIds().filter((sessionId) => sessionId.startsWith(prefix));

@@ -102,6 +102,7 @@ export class RedisStore implements EventStore {
   readonly #report: StoreErrorReporter;
   readonly #emptyEpochTtl: string;
   #outageReported = false;
+  readonly #reconnectListeners = new Set<() => void>();
 
   constructor(options: RedisStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
@@ -149,7 +150,27 @@ export class RedisStore implements EventStore {
         this.#outageReported = false;
       });
     }
+    let wasReady = false;
+    command.on('ready', () => {
+      if (wasReady) for (const listener of [...this.#reconnectListeners]) this.#callReconnectListener(listener);
+      wasReady = true;
+    });
     this.#notifications = new RedisNotifications(this.#subscriber, this.#report);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener);
+    return () => {
+      this.#reconnectListeners.delete(listener);
+    };
+  }
+
+  #callReconnectListener(listener: () => void): void {
+    try {
+      listener();
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** Create a store and wait until Redis answers; rejects with `StoreUnavailableError` after the connect timeout. */
