@@ -1,10 +1,17 @@
+interface Waiter<T> {
+  readonly resolve: (result: IteratorResult<T>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
- * A pull queue bridging pushed values to `for await`: values pushed before they are pulled wait in order;
- * `end()` finishes the iteration once the queue is drained; `fail(error)` rejects the next pull.
+ * A pull queue bridging pushed values to `for await`: values pushed before they are pulled wait in order, and so
+ * do pulls made before values arrive (several `next()` calls in a row each get the next value); `end()` finishes
+ * the iteration once the queue is drained; `fail(error)` rejects the next pull (later pulls are done); `return()`
+ * ends it at once, settling pending pulls as done.
  */
 export class PushIterator<T> implements AsyncIterableIterator<T> {
   readonly #queue: T[] = [];
-  #waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
+  readonly #waiting: Waiter<T>[] = [];
   #done = false;
   #error: unknown;
   readonly #onReturn: () => void;
@@ -15,11 +22,9 @@ export class PushIterator<T> implements AsyncIterableIterator<T> {
 
   push(value: T): void {
     if (this.#done) return;
-    const waiting = this.#waiting;
-    if (waiting !== undefined) {
-      this.#waiting = undefined;
-      waiting.resolve({ value, done: false });
-    } else this.#queue.push(value);
+    const waiter = this.#waiting.shift();
+    if (waiter !== undefined) waiter.resolve({ value, done: false });
+    else this.#queue.push(value);
   }
 
   end(): void {
@@ -39,13 +44,15 @@ export class PushIterator<T> implements AsyncIterableIterator<T> {
     if (this.#queue.length > 0) return Promise.resolve({ value: this.#queue.shift() as T, done: false });
     if (this.#done) return this.#finish();
     return new Promise((resolve, reject) => {
-      this.#waiting = { resolve, reject };
+      this.#waiting.push({ resolve, reject });
     });
   }
 
   return(): Promise<IteratorResult<T>> {
     this.#queue.length = 0;
     this.#done = true;
+    this.#error = undefined;
+    this.#settleWaiting();
     this.#onReturn();
     return Promise.resolve({ value: undefined, done: true });
   }
@@ -61,10 +68,8 @@ export class PushIterator<T> implements AsyncIterableIterator<T> {
     return Promise.reject(error);
   }
 
+  /** Once done: the first pending pull gets the error (if any), the others are done. */
   #settleWaiting(): void {
-    const waiting = this.#waiting;
-    if (waiting === undefined) return;
-    this.#waiting = undefined;
-    this.#finish().then(waiting.resolve, waiting.reject);
+    for (const waiter of this.#waiting.splice(0)) this.#finish().then(waiter.resolve, waiter.reject);
   }
 }

@@ -90,7 +90,11 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       offEvent();
       offClosed();
     };
-    if (this.#state === 'closed') iterator.end();
+    if (this.#state === 'closed') {
+      stop();
+      if (this.#finalError === undefined) iterator.end();
+      else iterator.fail(this.#finalError);
+    }
     return iterator;
   }
 

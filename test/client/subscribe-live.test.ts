@@ -84,6 +84,11 @@ describe('subscribe: catch-up, live, late joiner', () => {
     await expect(subscription.whenLive()).rejects.toMatchObject({ code: 'SEQ_OUT_OF_RANGE' });
     expect(subscription.state).toBe('closed');
     expect(errors.map((error) => error.code)).toEqual(['SEQ_OUT_OF_RANGE']);
+    // Iterating it afterwards reports why it ended, instead of ending as if it had been closed on purpose.
+    const iterate = async (): Promise<void> => {
+      for await (const event of subscription) expect(event).toBeUndefined();
+    };
+    await expect(iterate()).rejects.toMatchObject({ code: 'SEQ_OUT_OF_RANGE' });
   });
 
   it('one subscription per session per client', () => {
