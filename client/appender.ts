@@ -1,4 +1,5 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import { encodeMsgpackValue } from '../shared/codec.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
@@ -26,6 +27,8 @@ const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
 /** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
 const FENCED_CODE = 'APPEND_FENCED';
+/** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
+const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
 export interface AppenderOptions {
   readonly outboxLimit: number;
@@ -76,12 +79,19 @@ export class Appender {
     try {
       const prepared = drafts.map(prepareDraft);
       const idempotencyKey = options.idempotencyKey ?? randomUuid();
+      const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey);
+      // Pipelined, the frame also carries `after`: the key of whichever append of the session queued before this
+      // one it ends up right behind (those in between may be given up first), so room for the longest of them.
+      const bytesWithAfter = bytes + this.#longestAfterBytes(sessionId);
+      const alone = bytesWithAfter > this.#maxFrameBytes;
       entry = {
         sessionId,
         drafts: prepared,
         expectedSeq: options.expectedSeq,
         idempotencyKey,
-        frameBytes: this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey),
+        frameBytes: alone ? bytes : bytesWithAfter,
+        keyAsAfterBytes: afterFieldBytes(idempotencyKey),
+        alone,
         requestId: undefined,
         retries: 0,
         notBefore: 0,
@@ -162,6 +172,8 @@ export class Appender {
         return true;
       }
       if (onWire >= this.#maxInFlight) return true;
+      // Too big to carry `after`: it goes once it is the oldest of its session, so behind nothing.
+      if (entry.alone && onWire > 0) return true;
       if (!this.#send(entry, last?.idempotencyKey)) return false;
       onWire++;
       last = entry;
@@ -254,6 +266,13 @@ export class Appender {
     return bytes;
   }
 
+  /** What the longest `after` an append of `sessionId` queued now may be sent with adds to its frame (bytes). */
+  #longestAfterBytes(sessionId: string): number {
+    let longest = 0;
+    for (const entry of this.#outbox.ofSession(sessionId) ?? []) longest = Math.max(longest, entry.keyAsAfterBytes);
+    return longest;
+  }
+
   #send(entry: PendingAppend, after: string | undefined): boolean {
     const id = this.#requests.nextId();
     entry.requestId = id;
@@ -310,4 +329,9 @@ export class Appender {
       settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
     }
   }
+}
+
+/** Bytes an `after` field naming `key` adds to an append frame (what it adds to an empty map: the field alone). */
+function afterFieldBytes(key: string): number {
+  return encodeMsgpackValue({ after: key }).byteLength - EMPTY_MAP_BYTES;
 }
