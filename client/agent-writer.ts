@@ -8,6 +8,7 @@ import type {
 } from '../shared/events.ts';
 import type { JsonObject, JsonValue } from '../shared/json.ts';
 import { isKnownType } from '../shared/index.ts';
+import { checkTimeoutMs } from './appender.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
@@ -68,6 +69,7 @@ export class AgentWriter {
    * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
    */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
+    if (options.timeoutMs !== undefined) checkTimeoutMs('timeoutMs', options.timeoutMs);
     const events = options.events ?? (await readSessionLog(client, sessionId));
     return new AgentWriter(client, sessionId, events, options);
   }

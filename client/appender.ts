@@ -17,7 +17,10 @@ export interface AppendOptions {
   readonly expectedSeq?: number;
   /** Dedupe key; generated (a random UUID) when not given. Reuse it to retry an append whose fate is unknown. */
   readonly idempotencyKey?: string;
-  /** Reject with TIMEOUT after this long without an ack, counted from the call, queueing included (ms). */
+  /**
+   * Reject with TIMEOUT after this long without an ack, counted from the call, queueing included (ms). Infinity:
+   * never; at most 2^31 - 1 (about 24.8 days); negative or NaN: BAD_REQUEST. Default: `requestTimeoutMs`.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -27,6 +30,8 @@ const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
 /** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
 const FENCED_CODE = 'APPEND_FENCED';
+/** The longest delay `setTimeout` honours (about 24.8 days); it fires a longer one (or Infinity) after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
 const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
@@ -76,7 +81,10 @@ export class Appender {
   append(sessionId: string, drafts: readonly EventDraft[], options: AppendOptions): Promise<SessionEvent[]> {
     if (drafts.length === 0) return Promise.reject(new HubClientError('BAD_REQUEST', 'append needs events'));
     let entry: PendingAppend;
+    let timeoutMs: number;
     try {
+      timeoutMs =
+        options.timeoutMs === undefined ? this.#defaultTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
       const prepared = drafts.map(prepareDraft);
       const idempotencyKey = options.idempotencyKey ?? randomUuid();
       const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey);
@@ -101,9 +109,8 @@ export class Appender {
     } catch (error) {
       return Promise.reject(error);
     }
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     const promise = new Promise<SessionEvent[]>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const onTimeout = (): void => {
         const message = `no ack after ${timeoutMs} ms (it may still commit: retry with the same idempotencyKey)`;
         settle(
           new HubClientError(ClientErrorCode.TIMEOUT, message, {
@@ -115,7 +122,8 @@ export class Appender {
             },
           }),
         );
-      }, timeoutMs);
+      };
+      const timer = timeoutMs === Number.POSITIVE_INFINITY ? undefined : setTimeout(onTimeout, timeoutMs);
       const settle = (error: HubClientError | undefined, events?: SessionEvent[]): void => {
         clearTimeout(timer);
         this.#settlers.delete(entry);
@@ -329,6 +337,20 @@ export class Appender {
       settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
     }
   }
+}
+
+/**
+ * A timeout option (ms) as the SDK uses it: Infinity (no timeout) as is, a finite one at most `MAX_TIMER_MS` (a
+ * longer one would fire at once). Throws BAD_REQUEST for anything but a non-negative number.
+ */
+export function checkTimeoutMs(name: string, value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new HubClientError(
+      'BAD_REQUEST',
+      `${name} must be a non-negative number of ms or Infinity, got ${String(value)}`,
+    );
+  }
+  return value === Number.POSITIVE_INFINITY ? value : Math.min(value, MAX_TIMER_MS);
 }
 
 /** Bytes an `after` field naming `key` adds to an append frame (what it adds to an empty map: the field alone). */

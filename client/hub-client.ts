@@ -1,7 +1,7 @@
 import type { AppendDraft, AppendDraftFor, CheckedDrafts, EventDraft, SessionEvent } from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
-import { Appender } from './appender.ts';
+import { Appender, checkTimeoutMs } from './appender.ts';
 import type { AppendOptions } from './appender.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
@@ -27,7 +27,10 @@ export interface HubClientOptions {
   readonly reconnect?: BackoffOptions;
   /** WebSocket implementation. Default: the browser's `WebSocket`, or `ws` in Node. */
   readonly WebSocket?: WebSocketConstructor;
-  /** Default append timeout, counted from the call, queueing included (ms). Default 30,000. */
+  /**
+   * Default append timeout, counted from the call, queueing included (ms). Default 30,000. Infinity: none; at most
+   * 2^31 - 1 (about 24.8 days, the longest timer); negative or NaN: BAD_REQUEST.
+   */
   readonly requestTimeoutMs?: number;
   /** Most appends that may wait for an ack at once; more reject with OUTBOX_FULL. Default 1,000. */
   readonly outboxLimit?: number;
@@ -94,6 +97,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     const onListenerError = options.onListenerError ?? reportListenerError;
     super(onListenerError);
     if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
+    const requestTimeoutMs = checkTimeoutMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
     this.#connection = new Connection({
       urls: typeof options.url === 'string' ? [options.url] : [...options.url],
       token: options.token,
@@ -107,7 +111,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     });
     this.#appender = new Appender(this.#connection, this.#requests, {
       outboxLimit: options.outboxLimit ?? 1000,
-      defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      defaultTimeoutMs: requestTimeoutMs,
       retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
       maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
       maxInFlightPerSession: options.maxAppendsInFlightPerSession ?? 32,
