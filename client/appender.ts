@@ -1,5 +1,7 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
+import { isWellFormedString } from '../shared/freeze-json.ts';
+import { maxIdempotencyKeyUnits } from '../shared/protocol-parse.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
@@ -86,7 +88,8 @@ export class Appender {
       timeoutMs =
         options.timeoutMs === undefined ? this.#defaultTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
       const prepared = drafts.map(prepareDraft);
-      const idempotencyKey = options.idempotencyKey ?? randomUuid();
+      const idempotencyKey =
+        options.idempotencyKey === undefined ? randomUuid() : checkIdempotencyKey(sessionId, options.idempotencyKey);
       const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey);
       // Pipelined, the frame also carries `after`: the key of whichever append of the session queued before this
       // one it ends up right behind (those in between may be given up first), so room for the longest of them.
@@ -351,6 +354,20 @@ export function checkTimeoutMs(name: string, value: number): number {
     );
   }
   return value === Number.POSITIVE_INFINITY ? value : Math.min(value, MAX_TIMER_MS);
+}
+
+/**
+ * A caller's idempotency key, checked as the hub checks it (1 to 256 UTF-16 units) and as well-formed Unicode (a
+ * lone surrogate would not survive UTF-8): a bad key would fail the append at the hub, and the append pipelined
+ * behind it too (it names the key as `after`). Throws BAD_REQUEST.
+ */
+function checkIdempotencyKey(sessionId: string, key: string): string {
+  let problem: string | undefined;
+  if (typeof key !== 'string' || key.length === 0) problem = 'must be a non-empty string';
+  else if (key.length > maxIdempotencyKeyUnits) problem = `is longer than ${maxIdempotencyKeyUnits} characters`;
+  else if (!isWellFormedString(key)) problem = 'must be well-formed Unicode (no lone surrogates)';
+  if (problem === undefined) return key;
+  throw new HubClientError('BAD_REQUEST', `idempotencyKey ${problem}`, { sessionId });
 }
 
 /** Bytes an `after` field naming `key` adds to an append frame (what it adds to an empty map: the field alone). */

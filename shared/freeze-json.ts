@@ -9,7 +9,8 @@ type PathKey = string | number;
 const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function isWellFormedString(value: string): boolean {
+/** True when `value` is well-formed Unicode (no lone surrogate), so it survives UTF-8 unchanged. */
+export function isWellFormedString(value: string): boolean {
   return hasWellFormed ? (value as string & { isWellFormed(): boolean }).isWellFormed() : !loneSurrogate.test(value);
 }
 

@@ -33,6 +33,8 @@ export class ProtocolParseError extends Error {
  * the precise rule (1–256 code points, no control characters, no braces) and answers BAD_REQUEST.
  */
 const maxSessionIdUnits = 1024;
+/** Longest `idempotencyKey` (and so `after`) of an append, in UTF-16 units; the SDK checks keys against it too. */
+export const maxIdempotencyKeyUnits = 256;
 
 type Fields = Record<string, unknown>;
 
@@ -171,9 +173,9 @@ function parseAppend(reader: Reader): AppendRequest {
   };
   const expectedSeq = reader.optionalIndex('expectedSeq');
   if (expectedSeq !== undefined) message.expectedSeq = expectedSeq;
-  const idempotencyKey = reader.optionalString('idempotencyKey', { nonEmpty: true, maxLength: 256 });
+  const idempotencyKey = reader.optionalString('idempotencyKey', { nonEmpty: true, maxLength: maxIdempotencyKeyUnits });
   if (idempotencyKey !== undefined) message.idempotencyKey = idempotencyKey;
-  const after = reader.optionalString('after', { nonEmpty: true, maxLength: 256 });
+  const after = reader.optionalString('after', { nonEmpty: true, maxLength: maxIdempotencyKeyUnits });
   if (after !== undefined) message.after = after;
   return message;
 }
