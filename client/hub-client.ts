@@ -92,12 +92,14 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #link: SubscriptionLink;
   readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
+  readonly #maxFrameBytes: number;
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
     super(onListenerError);
     if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
     const requestTimeoutMs = checkTimeoutMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+    this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#connection = new Connection({
       urls: typeof options.url === 'string' ? [options.url] : [...options.url],
       token: options.token,
@@ -113,7 +115,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       outboxLimit: options.outboxLimit ?? 1000,
       defaultTimeoutMs: requestTimeoutMs,
       retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
-      maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+      maxFrameBytes: this.#maxFrameBytes,
       maxInFlightPerSession: options.maxAppendsInFlightPerSession ?? 32,
     });
     this.#link = {
@@ -183,6 +185,11 @@ export class HubClient extends Emitter<HubClientEvents> {
   /** The endpoint of the current (or next) connection attempt. */
   get url(): string {
     return this.#connection.url;
+  }
+
+  /** The largest append frame this client sends (its `maxFrameBytes` option); bigger appends fail FRAME_TOO_LARGE. */
+  get maxFrameBytes(): number {
+    return this.#maxFrameBytes;
   }
 
   /** Appends waiting for an ack (queued while disconnected, or on the wire). */
