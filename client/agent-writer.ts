@@ -7,10 +7,15 @@ import type {
   TurnEndReasonKind,
 } from '../shared/events.ts';
 import type { JsonObject, JsonValue } from '../shared/json.ts';
+import { encodeMsgpackValue } from '../shared/codec.ts';
 import { isKnownType } from '../shared/index.ts';
+import { checkTimeoutMs } from './appender.ts';
+import { prepareDraft } from './committed.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
+import { randomUuid } from './random-id.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
+import { encodeRequest } from './wire.ts';
 import { readSessionLog } from './read-log.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { FoldableEvent, WriterState } from './writer-state.ts';
@@ -19,7 +24,10 @@ import type { FoldableEvent, WriterState } from './writer-state.ts';
 type WriterDraft = KnownEventDraft | { readonly type: string; readonly data: JsonValue };
 
 interface Queued {
+  /** As it goes on the wire: copied and checked at the call (`prepareDraft`). */
   readonly draft: WriterDraft;
+  /** Its encoded size: what it adds to the append frame. */
+  readonly bytes: number;
   readonly seq: number;
   readonly resolve: (event: SessionEvent) => void;
   readonly reject: (error: unknown) => void;
@@ -31,17 +39,19 @@ interface Queued {
  * changes by replacement. Misuse rejects with INVALID_STATE before anything is sent, so the log always passes
  * `validateLifecycle`.
  *
- * Batching: calls are queued in order and sent as appends of up to `maxBatchEvents` events, one append in flight
- * at a time, each with `expectedSeq` (this writer must be the session's only writer) and an idempotency key (so
- * reconnects never duplicate). Chunks stay separate events; they are only grouped into appends. Each call's promise
- * resolves with its committed event; you need not await each one, but await `flush()` (or a later call) to see a
- * failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is broken: every call rejects with that error;
- * `attach` again to continue from what the hub holds.
+ * Batching: calls are queued in order and sent as appends of up to `maxBatchEvents` events that fit the client's
+ * `maxFrameBytes`, one append in flight at a time, each with `expectedSeq` (this writer must be the session's only
+ * writer) and an idempotency key (so reconnects never duplicate). Chunks stay separate events; they are only
+ * grouped into appends. Each call's promise resolves with its committed event; you need not await each one, but
+ * await `flush()` (or a later call) to see a failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is
+ * broken: every call rejects with that error; `attach` again to continue from what the hub holds.
  */
 export class AgentWriter {
   readonly sessionId: string;
   readonly #client: HubClient;
   readonly #maxBatch: number;
+  /** Bytes of an append frame of this writer besides its events (see `#nextBatch`). */
+  readonly #frameOverhead: number;
   readonly #timeoutMs: number | undefined;
   readonly #state: WriterState;
   readonly #queue: Queued[] = [];
@@ -58,6 +68,17 @@ export class AgentWriter {
     this.#client = client;
     this.sessionId = sessionId;
     this.#maxBatch = Math.max(1, options.maxBatchEvents ?? 100);
+    // The widest id and expectedSeq, a generated key (the writer gives none), no events; +4: the events array's
+    // header grows from 1 byte (empty) to at most 5.
+    const empty = encodeRequest({
+      type: 'append',
+      id: Number.MAX_SAFE_INTEGER,
+      sessionId,
+      events: [],
+      expectedSeq: Number.MAX_SAFE_INTEGER,
+      idempotencyKey: randomUuid(),
+    });
+    this.#frameOverhead = empty.byteLength + 4;
     this.#timeoutMs = options.timeoutMs;
     this.#state = emptyWriterState();
     for (const event of events) foldEvent(this.#state, event);
@@ -68,6 +89,7 @@ export class AgentWriter {
    * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
    */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
+    if (options.timeoutMs !== undefined) checkTimeoutMs('timeoutMs', options.timeoutMs);
     const events = options.events ?? (await readSessionLog(client, sessionId));
     return new AgentWriter(client, sessionId, events, options);
   }
@@ -246,12 +268,19 @@ export class AgentWriter {
     return Promise.reject(new HubClientError(ClientErrorCode.INVALID_STATE, message, { sessionId: this.sessionId }));
   }
 
-  #write(draft: WriterDraft): Promise<SessionEvent> {
+  #write(writerDraft: WriterDraft): Promise<SessionEvent> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    let draft: WriterDraft;
+    try {
+      draft = prepareDraft(writerDraft, 0) as WriterDraft; // the same draft, data copied and frozen
+    } catch (error) {
+      return Promise.reject(error); // data that is not lossless JSON (INVALID_JSON): this call only, nothing queued
+    }
+    const bytes = encodeMsgpackValue(draft).byteLength;
     const seq = this.#state.nextSeq;
     foldEvent(this.#state, { ...draft, seq });
     const promise = new Promise<SessionEvent>((resolve, reject) => {
-      this.#queue.push({ draft, seq, resolve, reject });
+      this.#queue.push({ draft, bytes, seq, resolve, reject });
     });
     promise.catch(() => undefined); // surfaced by flush() and by every later call
     this.#schedule();
@@ -269,7 +298,7 @@ export class AgentWriter {
 
   #pump(): void {
     if (this.#inFlight !== undefined || this.#queue.length === 0 || this.#failure !== undefined) return;
-    const batch = this.#queue.splice(0, this.#maxBatch);
+    const batch = this.#nextBatch();
     const expectedSeq = batch[0]!.seq;
     const options = { expectedSeq, ...(this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs }) };
     this.#inFlight = this.#client
@@ -288,6 +317,22 @@ export class AgentWriter {
         this.#inFlight = undefined;
         this.#pump();
       });
+  }
+
+  /**
+   * Take the next append's drafts off the queue: up to `maxBatchEvents`, and no more than fit in the client's
+   * `maxFrameBytes` (else the whole batch would fail with FRAME_TOO_LARGE). Always at least one: a draft too big on
+   * its own fails with FRAME_TOO_LARGE.
+   */
+  #nextBatch(): Queued[] {
+    let bytes = this.#frameOverhead;
+    let count = 0;
+    for (const item of this.#queue) {
+      bytes += item.bytes;
+      if (count === this.#maxBatch || (count > 0 && bytes > this.#client.maxFrameBytes)) break;
+      count++;
+    }
+    return this.#queue.splice(0, count);
   }
 
   #fail(error: unknown, batch: readonly Queued[]): void {

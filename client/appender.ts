@@ -1,4 +1,7 @@
 import type { EventDraft, SessionEvent } from '../shared/events.ts';
+import { encodeMsgpackValue } from '../shared/codec.ts';
+import { hasLoneSurrogate } from '../shared/check-helpers.ts';
+import { maxIdempotencyKeyUnits } from '../shared/protocol-parse.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
@@ -16,7 +19,10 @@ export interface AppendOptions {
   readonly expectedSeq?: number;
   /** Dedupe key; generated (a random UUID) when not given. Reuse it to retry an append whose fate is unknown. */
   readonly idempotencyKey?: string;
-  /** Reject with TIMEOUT after this long without an ack, counted from the call, queueing included (ms). */
+  /**
+   * Reject with TIMEOUT after this long without an ack, counted from the call, queueing included (ms). Infinity:
+   * never; at most 2^31 - 1 (about 24.8 days); negative or NaN: BAD_REQUEST. Default: `requestTimeoutMs`.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -26,6 +32,10 @@ const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
 /** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
 const FENCED_CODE = 'APPEND_FENCED';
+/** The longest delay `setTimeout` honours (about 24.8 days); it fires a longer one (or Infinity) after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
+const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
 export interface AppenderOptions {
   readonly outboxLimit: number;
@@ -73,15 +83,26 @@ export class Appender {
   append(sessionId: string, drafts: readonly EventDraft[], options: AppendOptions): Promise<SessionEvent[]> {
     if (drafts.length === 0) return Promise.reject(new HubClientError('BAD_REQUEST', 'append needs events'));
     let entry: PendingAppend;
+    let timeoutMs: number;
     try {
+      timeoutMs =
+        options.timeoutMs === undefined ? this.#defaultTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
       const prepared = drafts.map(prepareDraft);
-      const idempotencyKey = options.idempotencyKey ?? randomUuid();
+      const idempotencyKey =
+        options.idempotencyKey === undefined ? randomUuid() : checkIdempotencyKey(sessionId, options.idempotencyKey);
+      const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey);
+      // Pipelined, the frame also carries `after`: the key of whichever append of the session queued before this
+      // one it ends up right behind (those in between may be given up first), so room for the longest of them.
+      const bytesWithAfter = bytes + this.#longestAfterBytes(sessionId);
+      const alone = bytesWithAfter > this.#maxFrameBytes;
       entry = {
         sessionId,
         drafts: prepared,
         expectedSeq: options.expectedSeq,
         idempotencyKey,
-        frameBytes: this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey),
+        frameBytes: alone ? bytes : bytesWithAfter,
+        keyAsAfterBytes: afterFieldBytes(idempotencyKey),
+        alone,
         requestId: undefined,
         retries: 0,
         notBefore: 0,
@@ -91,9 +112,8 @@ export class Appender {
     } catch (error) {
       return Promise.reject(error);
     }
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     const promise = new Promise<SessionEvent[]>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const onTimeout = (): void => {
         const message = `no ack after ${timeoutMs} ms (it may still commit: retry with the same idempotencyKey)`;
         settle(
           new HubClientError(ClientErrorCode.TIMEOUT, message, {
@@ -105,7 +125,8 @@ export class Appender {
             },
           }),
         );
-      }, timeoutMs);
+      };
+      const timer = timeoutMs === Number.POSITIVE_INFINITY ? undefined : setTimeout(onTimeout, timeoutMs);
       const settle = (error: HubClientError | undefined, events?: SessionEvent[]): void => {
         clearTimeout(timer);
         this.#settlers.delete(entry);
@@ -162,6 +183,8 @@ export class Appender {
         return true;
       }
       if (onWire >= this.#maxInFlight) return true;
+      // Too big to carry `after`: it goes once it is the oldest of its session, so behind nothing.
+      if (entry.alone && onWire > 0) return true;
       if (!this.#send(entry, last?.idempotencyKey)) return false;
       onWire++;
       last = entry;
@@ -254,6 +277,13 @@ export class Appender {
     return bytes;
   }
 
+  /** What the longest `after` an append of `sessionId` queued now may be sent with adds to its frame (bytes). */
+  #longestAfterBytes(sessionId: string): number {
+    let longest = 0;
+    for (const entry of this.#outbox.ofSession(sessionId) ?? []) longest = Math.max(longest, entry.keyAsAfterBytes);
+    return longest;
+  }
+
   #send(entry: PendingAppend, after: string | undefined): boolean {
     const id = this.#requests.nextId();
     entry.requestId = id;
@@ -310,4 +340,37 @@ export class Appender {
       settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
     }
   }
+}
+
+/**
+ * A timeout option (ms) as the SDK uses it: Infinity (no timeout) as is, a finite one at most `MAX_TIMER_MS` (a
+ * longer one would fire at once). Throws BAD_REQUEST for anything but a non-negative number.
+ */
+export function checkTimeoutMs(name: string, value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new HubClientError(
+      'BAD_REQUEST',
+      `${name} must be a non-negative number of ms or Infinity, got ${String(value)}`,
+    );
+  }
+  return value === Number.POSITIVE_INFINITY ? value : Math.min(value, MAX_TIMER_MS);
+}
+
+/**
+ * A caller's idempotency key, checked as the hub checks it (1 to 256 UTF-16 units) and as well-formed Unicode (a
+ * lone surrogate would not survive UTF-8): a bad key would fail the append at the hub, and the append pipelined
+ * behind it too (it names the key as `after`). Throws BAD_REQUEST.
+ */
+function checkIdempotencyKey(sessionId: string, key: string): string {
+  let problem: string | undefined;
+  if (typeof key !== 'string' || key.length === 0) problem = 'must be a non-empty string';
+  else if (key.length > maxIdempotencyKeyUnits) problem = `is longer than ${maxIdempotencyKeyUnits} characters`;
+  else if (hasLoneSurrogate(key)) problem = 'must be well-formed Unicode (no lone surrogates)';
+  if (problem === undefined) return key;
+  throw new HubClientError('BAD_REQUEST', `idempotencyKey ${problem}`, { sessionId });
+}
+
+/** Bytes an `after` field naming `key` adds to an append frame (what it adds to an empty map: the field alone). */
+function afterFieldBytes(key: string): number {
+  return encodeMsgpackValue({ after: key }).byteLength - EMPTY_MAP_BYTES;
 }

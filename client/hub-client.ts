@@ -1,7 +1,7 @@
 import type { AppendDraft, AppendDraftFor, CheckedDrafts, EventDraft, SessionEvent } from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
-import { Appender } from './appender.ts';
+import { Appender, checkTimeoutMs } from './appender.ts';
 import type { AppendOptions } from './appender.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
@@ -27,7 +27,10 @@ export interface HubClientOptions {
   readonly reconnect?: BackoffOptions;
   /** WebSocket implementation. Default: the browser's `WebSocket`, or `ws` in Node. */
   readonly WebSocket?: WebSocketConstructor;
-  /** Default append timeout, counted from the call, queueing included (ms). Default 30,000. */
+  /**
+   * Default append timeout, counted from the call, queueing included (ms). Default 30,000. Infinity: none; at most
+   * 2^31 - 1 (about 24.8 days, the longest timer); negative or NaN: BAD_REQUEST.
+   */
   readonly requestTimeoutMs?: number;
   /** Most appends that may wait for an ack at once; more reject with OUTBOX_FULL. Default 1,000. */
   readonly outboxLimit?: number;
@@ -89,11 +92,14 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #link: SubscriptionLink;
   readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
+  readonly #maxFrameBytes: number;
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
     super(onListenerError);
     if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
+    const requestTimeoutMs = checkTimeoutMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+    this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#connection = new Connection({
       urls: typeof options.url === 'string' ? [options.url] : [...options.url],
       token: options.token,
@@ -107,9 +113,9 @@ export class HubClient extends Emitter<HubClientEvents> {
     });
     this.#appender = new Appender(this.#connection, this.#requests, {
       outboxLimit: options.outboxLimit ?? 1000,
-      defaultTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      defaultTimeoutMs: requestTimeoutMs,
       retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
-      maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+      maxFrameBytes: this.#maxFrameBytes,
       maxInFlightPerSession: options.maxAppendsInFlightPerSession ?? 32,
     });
     this.#link = {
@@ -179,6 +185,11 @@ export class HubClient extends Emitter<HubClientEvents> {
   /** The endpoint of the current (or next) connection attempt. */
   get url(): string {
     return this.#connection.url;
+  }
+
+  /** The largest append frame this client sends (its `maxFrameBytes` option); bigger appends fail FRAME_TOO_LARGE. */
+  get maxFrameBytes(): number {
+    return this.#maxFrameBytes;
   }
 
   /** Appends waiting for an ack (queued while disconnected, or on the wire). */

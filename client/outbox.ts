@@ -16,8 +16,13 @@ export interface PendingAppend {
   readonly drafts: readonly OutgoingDraft[];
   readonly expectedSeq: number | undefined;
   readonly idempotencyKey: string;
-  /** Size of its encoded append frame (bytes), to tell which append a 1009 close refused. */
+  /** Size of its encoded append frame (bytes, with the longest `after` it may carry), to tell which append a 1009
+   * close refused. */
   readonly frameBytes: number;
+  /** Bytes the `after` field naming this append's key adds to the frame of an append sent right behind it. */
+  readonly keyAsAfterBytes: number;
+  /** Its frame fits the hub's limit only without `after`: sent only once no append of its session is ahead of it. */
+  readonly alone: boolean;
   /** The request id while it is on the wire on the current connection; undefined while it waits to be sent. */
   requestId: number | undefined;
   /** Times the hub answered "try again later" (STORE_UNAVAILABLE, RATE_LIMITED). */

@@ -9,6 +9,7 @@ type PathKey = string | number;
 const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when `value` is well-formed Unicode (no lone surrogate), so it survives UTF-8 unchanged. */
 function isWellFormedString(value: string): boolean {
   return hasWellFormed ? (value as string & { isWellFormed(): boolean }).isWellFormed() : !loneSurrogate.test(value);
 }

@@ -34,6 +34,8 @@ export class ProtocolParseError extends Error {
  * the precise rule (1–256 code points, no control characters, no braces) and answers BAD_REQUEST.
  */
 const maxSessionIdUnits = 1024;
+/** Longest `idempotencyKey` (and so `after`) of an append, in UTF-16 units; the SDK checks keys against it too. */
+export const maxIdempotencyKeyUnits = 256;
 
 type Fields = Record<string, unknown>;
 
@@ -58,7 +60,7 @@ interface StringRule {
 }
 
 /** Idempotency keys (and `after`, which names one): the same rule as the store's. */
-const KEY_RULE: StringRule = { nonEmpty: true, maxLength: 256, wellFormed: true };
+const KEY_RULE: StringRule = { nonEmpty: true, maxLength: maxIdempotencyKeyUnits, wellFormed: true };
 
 class Reader {
   readonly record: Fields;

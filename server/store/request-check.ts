@@ -1,10 +1,10 @@
 import { hasLoneSurrogate } from '../../shared/check-helpers.ts';
-import { isSeq } from '../../shared/protocol-parse.ts';
+import { isSeq, maxIdempotencyKeyUnits } from '../../shared/protocol-parse.ts';
 import { StoreRequestError, type GroupCommitRequest } from './event-store.ts';
 import { validateSessionId } from './session-id.ts';
 
 /** Longest accepted idempotency key, in UTF-16 code units. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = maxIdempotencyKeyUnits;
 
 /** Throws `StoreRequestError` unless the group is well-formed (both engines check the same way). */
 export function checkGroupCommitRequest(request: GroupCommitRequest): void {

@@ -1,6 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
-import { AgentWriter } from '../../client/index.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AgentWriter, HubClient } from '../../client/index.ts';
+import type { HubClientState, SessionEvent } from '../../client/index.ts';
+import { MemoryStore } from '../../server/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
 import { useMemoryHubClient } from './hubs.ts';
 
 async function writeCalculatorTurn(writer: AgentWriter, question: string): Promise<void> {
@@ -140,5 +143,69 @@ describe('AgentWriter', () => {
     await vi.waitFor(() => expect(subscription.lastSeq).toBe(2));
     expect(subscription.state).toBe('live');
     subscription.close();
+  });
+});
+
+describe('AgentWriter batches within the frame limit', () => {
+  const maxFrameBytes = 16 * 1024;
+  let store: MemoryStore;
+  let hub: TestHub;
+  let client: HubClient;
+  const states: HubClientState[] = [];
+
+  beforeAll(async () => {
+    store = new MemoryStore();
+    hub = await startHub({ store, limits: { maxFrameBytes, maxEventBytes: 8 * 1024 } });
+    client = new HubClient({ url: hub.wsUrl, maxFrameBytes });
+    client.on('state', (next) => states.push(next));
+  });
+  afterAll(async () => {
+    client.close();
+    await hub.close();
+    await store.close();
+  });
+
+  it('calls that together pass maxFrameBytes go out as several appends: all commit, in order', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/frames-1');
+    // Nothing awaited: every call queues before the first append goes, so they would all make one batch.
+    const calls: Promise<SessionEvent>[] = [writer.startTurn(), writer.startStep()];
+    for (let n = 0; n < 6; n++) calls.push(writer.toolCall({ callId: `c${n}`, name: 'read', arguments: {} }));
+    for (let n = 0; n < 6; n++) calls.push(writer.toolResult({ callId: `c${n}`, content: `${n}:${'r'.repeat(5000)}` }));
+    calls.push(writer.endTurn('completed'));
+    await writer.flush();
+    const events = await Promise.all(calls);
+    // endTurn closes the step itself (seq 14), so the turn/end is seq 15.
+    expect(events.map((event) => event.seq)).toEqual([...calls.keys()].map((seq) => (seq < 14 ? seq : 15)));
+    const log = await store.read('writer/frames-1', 0, 100);
+    expect(log.map((event) => event.seq)).toEqual([...log.keys()]);
+    expect(log).toHaveLength(16);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    const results = log.filter((event) => event.type === 'tool/result');
+    expect(results.map((event) => (event.data as { message: { content: string } }).message.content[0])).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+    ]);
+    expect(states).toEqual(['connected']);
+  });
+
+  it('an event too big on its own still fails with FRAME_TOO_LARGE; the calls before it commit', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/frames-2');
+    const small = writer.userMessage('small');
+    const big = writer.userMessage('x'.repeat(maxFrameBytes));
+    await expect(big).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE', details: { limit: maxFrameBytes } });
+    expect((await small).seq).toBe(0);
+    await expect(writer.flush()).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE' });
+    expect(await store.read('writer/frames-2', 0, 10)).toHaveLength(1);
+  });
+
+  it('data that is not lossless JSON rejects that call only (INVALID_JSON), before anything is queued', async () => {
+    const writer = await AgentWriter.attach(client, 'writer/frames-3');
+    await expect(writer.userMessage({ ratio: Number.NaN })).rejects.toMatchObject({ code: 'INVALID_JSON' });
+    expect((await writer.userMessage('fine')).seq).toBe(0);
+    await writer.flush();
   });
 });

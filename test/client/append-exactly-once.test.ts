@@ -27,6 +27,27 @@ describe('append', () => {
     expect(await hub.store.read('append/2', 0, 10)).toHaveLength(2);
   });
 
+  it('refuses a bad idempotency key locally with BAD_REQUEST; the append made right after it still commits', async () => {
+    // The hub takes 1 to 256 UTF-16 units; a lone surrogate would not survive UTF-8. Refused at the hub instead,
+    // the key would also fail the append pipelined behind it, which names it as `after`.
+    for (const key of ['', 'k'.repeat(257), 'bad\uD800key', '\uDC00']) {
+      const refused = hub.client.append('append/keys', user('refused'), { idempotencyKey: key });
+      const next = hub.client.append('append/keys', user(`after ${key.length}`));
+      expect(hub.client.pendingAppends).toBe(1);
+      await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST', sessionId: 'append/keys' });
+      await next;
+    }
+    await hub.client.append('append/keys', user('longest key'), { idempotencyKey: `😀${'k'.repeat(254)}` });
+    const log = await hub.store.read('append/keys', 0, 10);
+    expect(log.map((event) => (event.data as { content: string }).content)).toEqual([
+      'after 0',
+      'after 257',
+      'after 7',
+      'after 1',
+      'longest key',
+    ]);
+  });
+
   it('rejects a stale expectedSeq with SEQ_CONFLICT (and the head) and an invalid event with its code', async () => {
     await hub.client.append('append/3', user('a'));
     await expect(hub.client.append('append/3', user('b'), { expectedSeq: 0 })).rejects.toMatchObject({

@@ -1,27 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
-import type { GroupCommitRequest, GroupCommitResult } from '../../server/index.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
+import { HeldStore } from './hubs.ts';
 
 const WAIT = { timeout: 10_000, interval: 5 };
-
-/** A memory store that holds its first commit until the test lets it go. */
-class HeldStore extends MemoryStore {
-  release = (): void => undefined;
-  readonly #gate = new Promise<void>((resolve) => {
-    this.release = resolve;
-  });
-  #first = true;
-
-  override async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
-    if (this.#first) {
-      this.#first = false;
-      await this.#gate;
-    }
-    return super.commitGroup(request);
-  }
-}
 
 describe('SDK: pipelined appends to one session', () => {
   let hub: TestHub | undefined;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore, RedisStore } from '../../server/index.ts';
-import type { EventStore, Hub } from '../../server/index.ts';
+import type { EventStore, GroupCommitRequest, GroupCommitResult, Hub } from '../../server/index.ts';
 import { startHub } from '../helpers/hub.ts';
 
 export interface Node {
@@ -67,4 +67,21 @@ export function useMemoryHubClient(): MemoryHubFixture {
       return current().client;
     },
   };
+}
+
+/** A memory store that holds its first commit until the test lets it go. */
+export class HeldStore extends MemoryStore {
+  release = (): void => undefined;
+  readonly #gate = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
+  #first = true;
+
+  override async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    if (this.#first) {
+      this.#first = false;
+      await this.#gate;
+    }
+    return super.commitGroup(request);
+  }
 }

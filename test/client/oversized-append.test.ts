@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import type { HubClientState } from '../../client/index.ts';
+import { encodeRequest } from '../../client/wire.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { untilSeq } from './support.ts';
@@ -11,15 +12,18 @@ describe('an append larger than the hub takes', () => {
   let store: MemoryStore;
   let defaultHub: TestHub;
   let smallFrameHub: TestHub;
+  let tinyFrameHub: TestHub;
 
   beforeAll(async () => {
     store = new MemoryStore();
     defaultHub = await startHub({ store });
     smallFrameHub = await startHub({ store, limits: { maxFrameBytes: 64 * 1024 } });
+    tinyFrameHub = await startHub({ store, limits: { maxFrameBytes: 8 * 1024 } });
   });
   afterAll(async () => {
     await defaultHub.close();
     await smallFrameHub.close();
+    await tinyFrameHub.close();
     await store.close();
   });
 
@@ -60,6 +64,41 @@ describe('an append larger than the hub takes', () => {
       expect(committed?.seq).toBe(0);
       await untilSeq(subscription, 0);
       expect(subscription.events).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('an append that fits only without `after` waits for the one ahead of it: no 1009, both commit in order', async () => {
+    const limit = 8 * 1024;
+    const client = new HubClient({ url: tinyFrameHub.wsUrl, maxFrameBytes: limit, requestTimeoutMs: 5_000 });
+    const states: HubClientState[] = [];
+    client.on('state', (next) => states.push(next));
+    try {
+      const subscription = client.subscribe('big/3');
+      await subscription.whenLive();
+      // The biggest blob whose frame fits alone (measured as the SDK does); pipelined behind another append, the
+      // frame would also carry that append's key as `after` (36 characters) and pass the hub's limit.
+      const key = '00000000-0000-4000-8000-000000000000';
+      const frameBytes = (length: number, after?: string) =>
+        encodeRequest({
+          type: 'append',
+          id: Number.MAX_SAFE_INTEGER,
+          sessionId: 'big/3',
+          events: [text(length)],
+          idempotencyKey: key,
+          ...(after === undefined ? {} : { after }),
+        }).byteLength;
+      let length = limit;
+      while (frameBytes(length) > limit) length--;
+      expect(frameBytes(length, key)).toBeGreaterThan(limit);
+
+      const small = client.append('big/3', text(10));
+      const big = client.append('big/3', text(length), { idempotencyKey: key });
+      const [[first], [second]] = await Promise.all([small, big]);
+      expect([first?.seq, second?.seq]).toEqual([0, 1]);
+      await untilSeq(subscription, 1);
+      expect(states).toEqual(['connected']);
     } finally {
       client.close();
     }
