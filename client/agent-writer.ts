@@ -9,7 +9,7 @@ import type {
 import type { JsonObject, JsonValue } from '../shared/json.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
 import { isKnownType } from '../shared/index.ts';
-import { checkTimeoutMs } from './appender.ts';
+import { checkTimeoutMs } from './options-check.ts';
 import { prepareDraft } from './committed.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';

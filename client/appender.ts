@@ -7,6 +7,7 @@ import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
+import { checkTimeoutMs } from './options-check.ts';
 import { Outbox } from './outbox.ts';
 import { randomUuid } from './random-id.ts';
 import type { OutgoingDraft, PendingAppend } from './outbox.ts';
@@ -32,8 +33,6 @@ const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
 const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
 /** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
 const FENCED_CODE = 'APPEND_FENCED';
-/** The longest delay `setTimeout` honours (about 24.8 days); it fires a longer one (or Infinity) after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
 const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
@@ -340,20 +339,6 @@ export class Appender {
       settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
     }
   }
-}
-
-/**
- * A timeout option (ms) as the SDK uses it: Infinity (no timeout) as is, a finite one at most `MAX_TIMER_MS` (a
- * longer one would fire at once). Throws BAD_REQUEST for anything but a non-negative number.
- */
-export function checkTimeoutMs(name: string, value: number): number {
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new HubClientError(
-      'BAD_REQUEST',
-      `${name} must be a non-negative number of ms or Infinity, got ${String(value)}`,
-    );
-  }
-  return value === Number.POSITIVE_INFINITY ? value : Math.min(value, MAX_TIMER_MS);
 }
 
 /**

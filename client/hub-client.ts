@@ -1,7 +1,8 @@
 import type { AppendDraft, AppendDraftFor, CheckedDrafts, EventDraft, SessionEvent } from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
-import { Appender, checkTimeoutMs } from './appender.ts';
+import { Appender } from './appender.ts';
+import { checkBackoff, checkIntervalMs, checkPositiveInteger, checkTimeoutMs } from './options-check.ts';
 import type { AppendOptions } from './appender.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
@@ -98,32 +99,42 @@ export class HubClient extends Emitter<HubClientEvents> {
     const onListenerError = options.onListenerError ?? reportListenerError;
     super(onListenerError);
     if (options.url.length === 0) throw new HubClientError('BAD_REQUEST', 'url must name at least one endpoint');
+    // Every numeric option is checked here, before a socket opens: a bad one is a BAD_REQUEST, never a timer that
+    // fires at once (setTimeout treats anything above 2^31 - 1 ms as 1 ms) or a limit that refuses everything.
     const requestTimeoutMs = checkTimeoutMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
-    this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const reconnect = checkBackoff(options.reconnect);
+    const refreshMs =
+      options.tokenRefreshIntervalMs === undefined
+        ? undefined
+        : checkIntervalMs('tokenRefreshIntervalMs', options.tokenRefreshIntervalMs);
+    this.#maxFrameBytes = checkPositiveInteger('maxFrameBytes', options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
     this.#connection = new Connection({
       urls: typeof options.url === 'string' ? [options.url] : [...options.url],
       token: options.token,
-      reconnect: options.reconnect,
+      reconnect,
       WebSocket: options.WebSocket ?? defaultWebSocket(),
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 15_000,
-      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 40_000,
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      heartbeatIntervalMs: checkIntervalMs('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 15_000),
+      heartbeatTimeoutMs: checkIntervalMs('heartbeatTimeoutMs', options.heartbeatTimeoutMs ?? 40_000),
+      connectTimeoutMs: checkIntervalMs('connectTimeoutMs', options.connectTimeoutMs ?? 10_000),
       requests: this.#requests,
       onListenerError,
     });
     this.#appender = new Appender(this.#connection, this.#requests, {
-      outboxLimit: options.outboxLimit ?? 1000,
+      outboxLimit: checkPositiveInteger('outboxLimit', options.outboxLimit ?? 1000),
       defaultTimeoutMs: requestTimeoutMs,
-      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+      retryDelay: (attempt) => backoffDelay(attempt, reconnect),
       maxFrameBytes: this.#maxFrameBytes,
-      maxInFlightPerSession: options.maxAppendsInFlightPerSession ?? 32,
+      maxInFlightPerSession: checkPositiveInteger(
+        'maxAppendsInFlightPerSession',
+        options.maxAppendsInFlightPerSession ?? 32,
+      ),
     });
     this.#link = {
       requests: this.#requests,
       onListenerError,
       isConnected: () => this.#connection.state === 'connected',
       send: (message) => this.#connection.send(message),
-      retryDelay: (attempt) => backoffDelay(attempt, options.reconnect),
+      retryDelay: (attempt) => backoffDelay(attempt, reconnect),
       detach: (subscription) => {
         if (this.#subscriptions.get(subscription.sessionId) === subscription) {
           this.#subscriptions.delete(subscription.sessionId);
@@ -137,7 +148,6 @@ export class HubClient extends Emitter<HubClientEvents> {
     });
     this.#connection.on('error', (error) => emitError(this, error, 'client'));
     this.#connection.start();
-    const refreshMs = options.tokenRefreshIntervalMs;
     if (refreshMs !== undefined && typeof options.token === 'function') {
       this.#refreshTimer = setInterval(() => {
         this.refreshToken().catch((error: unknown) => emitError(this, asClientError(error), 'client'));
