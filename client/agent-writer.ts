@@ -320,16 +320,17 @@ export class AgentWriter {
   }
 
   /**
-   * Take the next append's drafts off the queue: up to `maxBatchEvents`, and no more than fit in the client's
-   * `maxFrameBytes` (else the whole batch would fail with FRAME_TOO_LARGE). Always at least one: a draft too big on
-   * its own fails with FRAME_TOO_LARGE.
+   * Take the next append's drafts off the queue: up to `maxBatchEvents` (or the hub's own `maxEventsPerAppend`
+   * when it announced a smaller one), and no more than fit in the client's `maxFrameBytes` (else the whole batch
+   * would fail with FRAME_TOO_LARGE). Always at least one: a draft too big on its own fails with FRAME_TOO_LARGE.
    */
   #nextBatch(): Queued[] {
+    const maxBatch = Math.min(this.#maxBatch, this.#client.maxEventsPerAppend ?? Number.POSITIVE_INFINITY);
     let bytes = this.#frameOverhead;
     let count = 0;
     for (const item of this.#queue) {
       bytes += item.bytes;
-      if (count === this.#maxBatch || (count > 0 && bytes > this.#client.maxFrameBytes)) break;
+      if (count === maxBatch || (count > 0 && bytes > this.#client.maxFrameBytes)) break;
       count++;
     }
     return this.#queue.splice(0, count);

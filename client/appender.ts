@@ -36,13 +36,24 @@ const FENCED_CODE = 'APPEND_FENCED';
 /** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
 const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
+/** Limits an append is checked against before it is queued. */
+export interface AppendLimits {
+  readonly maxFrameBytes: number;
+  /** Undefined until a hub announced it. */
+  readonly maxEventsPerAppend: number | undefined;
+}
+
 export interface AppenderOptions {
   readonly outboxLimit: number;
   readonly defaultTimeoutMs: number;
   /** Delay before the n-th retry of an append the hub could not take yet (STORE_UNAVAILABLE, RATE_LIMITED). */
   readonly retryDelay: (attempt: number) => number;
-  /** Largest append frame the hub takes (its `maxFrameBytes`); bigger appends fail with FRAME_TOO_LARGE. */
-  readonly maxFrameBytes: number;
+  /**
+   * The limits appends are checked against when they are made: the largest append frame (FRAME_TOO_LARGE beyond)
+   * and the most events per append (BATCH_TOO_LARGE beyond), the client's options narrowed by what the hub
+   * announced in its last `welcome`.
+   */
+  readonly limits: () => AppendLimits;
   /** Appends of one session on the wire at once (pipelining); 1 = one at a time. */
   readonly maxInFlightPerSession: number;
 }
@@ -58,7 +69,7 @@ export class Appender {
   readonly #outbox: Outbox;
   readonly #defaultTimeoutMs: number;
   readonly #retryDelay: (attempt: number) => number;
-  readonly #maxFrameBytes: number;
+  readonly #limits: () => AppendLimits;
   readonly #maxInFlight: number;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #wakeTime = Number.POSITIVE_INFINITY;
@@ -70,7 +81,7 @@ export class Appender {
     this.#outbox = new Outbox(options.outboxLimit);
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#retryDelay = options.retryDelay;
-    this.#maxFrameBytes = options.maxFrameBytes;
+    this.#limits = options.limits;
     this.#maxInFlight = Math.max(1, Math.floor(options.maxInFlightPerSession));
   }
 
@@ -86,14 +97,16 @@ export class Appender {
     try {
       timeoutMs =
         options.timeoutMs === undefined ? this.#defaultTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
+      const limits = this.#limits();
+      checkEventCount(sessionId, drafts.length, limits.maxEventsPerAppend);
       const prepared = drafts.map(prepareDraft);
       const idempotencyKey =
         options.idempotencyKey === undefined ? randomUuid() : checkIdempotencyKey(sessionId, options.idempotencyKey);
-      const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey);
+      const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey, limits);
       // Pipelined, the frame also carries `after`: the key of whichever append of the session queued before this
       // one it ends up right behind (those in between may be given up first), so room for the longest of them.
       const bytesWithAfter = bytes + this.#longestAfterBytes(sessionId);
-      const alone = bytesWithAfter > this.#maxFrameBytes;
+      const alone = bytesWithAfter > limits.maxFrameBytes;
       entry = {
         sessionId,
         drafts: prepared,
@@ -258,7 +271,9 @@ export class Appender {
     events: readonly OutgoingDraft[],
     expectedSeq: number | undefined,
     idempotencyKey: string,
+    limits: AppendLimits,
   ): number {
+    const { maxFrameBytes } = limits;
     const bytes = encodeRequest({
       type: 'append',
       id: Number.MAX_SAFE_INTEGER,
@@ -267,10 +282,10 @@ export class Appender {
       ...(expectedSeq === undefined ? {} : { expectedSeq }),
       idempotencyKey,
     }).byteLength;
-    if (bytes > this.#maxFrameBytes) {
-      throw new HubClientError('FRAME_TOO_LARGE', `the append is ${bytes} bytes, above ${this.#maxFrameBytes}`, {
+    if (bytes > maxFrameBytes) {
+      throw new HubClientError('FRAME_TOO_LARGE', `the append is ${bytes} bytes, above ${maxFrameBytes}`, {
         sessionId,
-        details: { bytes, limit: this.#maxFrameBytes },
+        details: { bytes, limit: maxFrameBytes },
       });
     }
     return bytes;
@@ -339,6 +354,15 @@ export class Appender {
       settle(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} in reply to append`));
     }
   }
+}
+
+/** More events than the hub takes in one append (when it announced its limit): BATCH_TOO_LARGE, nothing sent. */
+function checkEventCount(sessionId: string, count: number, limit: number | undefined): void {
+  if (limit === undefined || count <= limit) return;
+  throw new HubClientError('BATCH_TOO_LARGE', `an append may hold at most ${limit} events (this hub's limit)`, {
+    sessionId,
+    details: { events: count, limit },
+  });
 }
 
 /**

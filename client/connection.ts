@@ -1,5 +1,5 @@
 import { CloseCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
-import type { ClientMessage, ServerMessage } from '../shared/protocol.ts';
+import type { AnnouncedLimits, ClientMessage, ServerMessage } from '../shared/protocol.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { Emitter } from './emitter.ts';
@@ -52,6 +52,7 @@ const AUTH_HELLO_CODES: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EX
  */
 export class Connection extends Emitter<ConnectionEvents> {
   readonly #options: ConnectionOptions;
+  #hubLimits: AnnouncedLimits | undefined;
   #state: ConnectionState = 'connecting';
   #started = false;
   #socket: WebSocketLike | undefined;
@@ -97,6 +98,11 @@ export class Connection extends Emitter<ConnectionEvents> {
       this.#drop(socket);
       return false;
     }
+  }
+
+  /** The limits the hub announced in the last `welcome` (undefined before one, or from a hub that announces none). */
+  get hubLimits(): AnnouncedLimits | undefined {
+    return this.#hubLimits;
   }
 
   /** Close for good. */
@@ -196,6 +202,7 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   #onHandshake(socket: WebSocketLike, message: ServerMessage): void {
     if (message.type === 'welcome' && message.id === this.#helloId) {
+      this.#hubLimits = message.limits;
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#attempt = 0;

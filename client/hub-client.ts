@@ -123,7 +123,10 @@ export class HubClient extends Emitter<HubClientEvents> {
       outboxLimit: checkPositiveInteger('outboxLimit', options.outboxLimit ?? 1000),
       defaultTimeoutMs: requestTimeoutMs,
       retryDelay: (attempt) => backoffDelay(attempt, reconnect),
-      maxFrameBytes: this.#maxFrameBytes,
+      limits: () => ({
+        maxFrameBytes: this.maxFrameBytes,
+        maxEventsPerAppend: this.#connection.hubLimits?.maxEventsPerAppend,
+      }),
       maxInFlightPerSession: checkPositiveInteger(
         'maxAppendsInFlightPerSession',
         options.maxAppendsInFlightPerSession ?? 32,
@@ -197,9 +200,17 @@ export class HubClient extends Emitter<HubClientEvents> {
     return this.#connection.url;
   }
 
-  /** The largest append frame this client sends (its `maxFrameBytes` option); bigger appends fail FRAME_TOO_LARGE. */
+  /**
+   * The largest append frame this client sends: its `maxFrameBytes` option, or the hub's own limit when the hub
+   * announced a smaller one in `welcome`. Bigger appends fail at once with FRAME_TOO_LARGE.
+   */
   get maxFrameBytes(): number {
-    return this.#maxFrameBytes;
+    return Math.min(this.#maxFrameBytes, this.#connection.hubLimits?.maxFrameBytes ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** The most events per append the hub announced (undefined before the first `welcome` or from older hubs). */
+  get maxEventsPerAppend(): number | undefined {
+    return this.#connection.hubLimits?.maxEventsPerAppend;
   }
 
   /** Appends waiting for an ack (queued while disconnected, or on the wire). */

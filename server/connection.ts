@@ -246,7 +246,14 @@ export class Connection {
     }
     if (this.#state !== 'authenticating') return false;
     this.#state = 'ready';
-    this.send({ type: 'welcome', id: message.id, version: Math.max(...shared), node: this.#deps.nodeName });
+    const { maxFrameBytes, maxEventsPerAppend, maxEventBytes } = this.#deps.limits;
+    this.send({
+      type: 'welcome',
+      id: message.id,
+      version: Math.max(...shared),
+      node: this.#deps.nodeName,
+      limits: { maxFrameBytes, maxEventsPerAppend, maxEventBytes },
+    });
     return true;
   }
 

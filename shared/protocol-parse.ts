@@ -7,6 +7,7 @@ import type {
   HubErrorCode,
   ServerMessage,
   SubscribeRequest,
+  AnnouncedLimits,
   AppendRequest,
 } from './protocol.ts';
 
@@ -222,6 +223,19 @@ export function parseClientMessage(value: unknown): ClientMessage {
   }
 }
 
+/** `welcome.limits` (optional): positive integers; unknown fields are dropped. */
+function parseAnnouncedLimits(reader: Reader, value: unknown): AnnouncedLimits | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return reader.fail('field "limits" must be an object');
+  const limits = new Reader(value, `${reader.kind}.limits`);
+  const positive = (name: string): number => limits.integer(name, 1);
+  return {
+    maxFrameBytes: positive('maxFrameBytes'),
+    maxEventsPerAppend: positive('maxEventsPerAppend'),
+    maxEventBytes: positive('maxEventBytes'),
+  };
+}
+
 function parseEvents(reader: Reader): readonly SessionEvent[] {
   const events = reader.array('events');
   events.forEach((event, index) => {
@@ -269,8 +283,11 @@ function parseError(reader: Reader): ErrorMessage {
 export function parseServerMessage(value: unknown): ServerMessage {
   const { reader, type } = readerFor(value, 'server');
   switch (type) {
-    case 'welcome':
-      return { type, id: reader.index('id'), version: reader.index('version'), node: reader.string('node') };
+    case 'welcome': {
+      const welcome = { type, id: reader.index('id'), version: reader.index('version'), node: reader.string('node') };
+      const limits = parseAnnouncedLimits(reader, own(reader.record, 'limits'));
+      return limits === undefined ? welcome : { ...welcome, limits };
+    }
     case 'subscribed':
       return {
         type,

@@ -82,6 +82,18 @@ export interface WelcomeMessage {
   readonly version: number;
   /** Name of the hub node (for logs and debugging). */
   readonly node: string;
+  /** The node's limits on appends, so a client can size its appends to them (absent from hubs before 0.2). */
+  readonly limits?: AnnouncedLimits;
+}
+
+/** What a hub node announces of its limits in `welcome`. */
+export interface AnnouncedLimits {
+  /** Largest frame the node takes (bytes); a bigger one closes the connection with 1009. */
+  readonly maxFrameBytes: number;
+  /** Most events in one append (BATCH_TOO_LARGE beyond). */
+  readonly maxEventsPerAppend: number;
+  /** Largest event (its JSON, in bytes; EVENT_TOO_LARGE beyond). */
+  readonly maxEventBytes: number;
 }
 
 /** Reply to `subscribe`: the subscription exists; catch-up `events` follow, then `live`. */

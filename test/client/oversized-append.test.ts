@@ -53,14 +53,34 @@ describe('an append larger than the hub takes', () => {
     }
   });
 
-  it('a 1009 close from a hub with a lower limit fails the append on the wire; the others go through', async () => {
+  it('sizes appends to a lower limit the hub announced in welcome: refused at once, no 1009', async () => {
     const client = new HubClient({ url: smallFrameHub.wsUrl, requestTimeoutMs: 5_000 });
+    const states: HubClientState[] = [];
+    client.on('state', (next) => states.push(next));
     try {
       const subscription = client.subscribe('big/2');
       await subscription.whenLive();
-      const big = client.append('big/2', text(100 * 1024));
-      await expect(big).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE', details: { closeCode: 1009 } });
+      expect(client.maxFrameBytes).toBe(64 * 1024);
+      await expect(client.append('big/2', text(100 * 1024))).rejects.toMatchObject({
+        code: 'FRAME_TOO_LARGE',
+        details: { limit: 64 * 1024 },
+      });
       const [committed] = await client.append('big/2', text(10));
+      expect(committed?.seq).toBe(0);
+      expect(states).toEqual(['connected']);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a 1009 close (an append made before the hub announced its limit) fails the append on the wire only', async () => {
+    const client = new HubClient({ url: smallFrameHub.wsUrl, requestTimeoutMs: 5_000 });
+    try {
+      // Made before the welcome: checked against the client's own 1 MiB only, so it reaches the hub.
+      const big = client.append('big/4', text(100 * 1024));
+      await expect(big).rejects.toMatchObject({ code: 'FRAME_TOO_LARGE', details: { closeCode: 1009 } });
+      const subscription = client.subscribe('big/4');
+      const [committed] = await client.append('big/4', text(10));
       expect(committed?.seq).toBe(0);
       await untilSeq(subscription, 0);
       expect(subscription.events).toHaveLength(1);

@@ -8,17 +8,27 @@ describe('hub: hello and version negotiation', () => {
   let hub: TestHub;
   const store = new MemoryStore();
   beforeAll(async () => {
-    hub = await startHub({ store, protocolVersions: [1, 2] });
+    hub = await startHub({
+      store,
+      protocolVersions: [1, 2],
+      limits: { maxFrameBytes: 65_536, maxEventsPerAppend: 50, maxEventBytes: 16_384 },
+    });
   });
   afterAll(async () => {
     await hub.close();
     await store.close();
   });
 
-  it('picks the highest version both sides speak and names the node', async () => {
+  it('picks the highest version both sides speak, names the node and announces its append limits', async () => {
     const client = await RawHubClient.connect(hub.wsUrl, { hello: false });
     const welcome = await client.request({ type: 'hello', versions: [3, 1, 2] });
-    expect(welcome).toEqual({ type: 'welcome', id: 1, version: 2, node: hub.hub.nodeName });
+    expect(welcome).toEqual({
+      type: 'welcome',
+      id: 1,
+      version: 2,
+      node: hub.hub.nodeName,
+      limits: { maxFrameBytes: 65_536, maxEventsPerAppend: 50, maxEventBytes: 16_384 },
+    });
     expect(await client.request({ type: 'ping' })).toEqual({ type: 'pong', id: 2 });
     await client.close();
   });

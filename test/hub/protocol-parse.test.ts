@@ -94,6 +94,16 @@ describe('parseClientMessage', () => {
 });
 
 describe('parseServerMessage', () => {
+  it('reads welcome with or without the announced limits, and refuses malformed limits', () => {
+    const welcome = { type: 'welcome', id: 1, version: 1, node: 'n1' };
+    expect(parseServerMessage(welcome)).toEqual(welcome);
+    const limits = { maxFrameBytes: 1024, maxEventsPerAppend: 10, maxEventBytes: 512 };
+    expect(parseServerMessage({ ...welcome, limits: { ...limits, future: true } })).toEqual({ ...welcome, limits });
+    for (const bad of [5, { ...limits, maxFrameBytes: 0 }, { ...limits, maxEventBytes: 1.5 }, { maxFrameBytes: 1 }]) {
+      expect(() => parseServerMessage({ ...welcome, limits: bad })).toThrow(ProtocolParseError);
+    }
+  });
+
   it('accepts server messages and rejects wrong shapes', () => {
     const ack = {
       type: 'ack',
