@@ -6,7 +6,10 @@ export interface AgentWriterOptions {
   readonly events?: readonly SessionEvent[];
   /** Most events per append (drafts queued while an append is in flight go out together). Default 100. */
   readonly maxBatchEvents?: number;
-  /** Timeout of each append (ms; Infinity: none); default: the client's `requestTimeoutMs`. */
+  /**
+   * Timeout of each append, and of `attach` reading the log (ms; Infinity: none); default: the client's
+   * `requestTimeoutMs`.
+   */
   readonly timeoutMs?: number;
 }
 

@@ -89,8 +89,9 @@ export class AgentWriter {
    * subscription to the session (from seq 0) once live, else the log read through a short-lived subscription.
    */
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
-    if (options.timeoutMs !== undefined) checkTimeoutMs('timeoutMs', options.timeoutMs);
-    const events = options.events ?? (await readSessionLog(client, sessionId));
+    const timeoutMs =
+      options.timeoutMs === undefined ? client.requestTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
+    const events = options.events ?? (await readSessionLog(client, sessionId, timeoutMs));
     return new AgentWriter(client, sessionId, events, options);
   }
 

@@ -2,6 +2,7 @@ import { CloseCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
 import type { AnnouncedLimits, ClientMessage, ServerMessage } from '../shared/protocol.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
+import { withTimeout } from './timeout.ts';
 import { Emitter } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { RequestTracker } from './requests.ts';
@@ -168,11 +169,7 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   /** `resolveToken`, failing when the token function takes longer than `ms` (it may hang on a dead auth server). */
   #tokenWithin(ms: number): Promise<string | undefined> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no token within ${ms} ms`)), ms);
-    });
-    return Promise.race([this.resolveToken(), late]).finally(() => clearTimeout(timer));
+    return withTimeout(this.resolveToken(), ms, () => new Error(`no token within ${ms} ms`));
   }
 
   /** A token function may return another token next time: auth refusals are then worth a retry. */

@@ -94,6 +94,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #link: SubscriptionLink;
   readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
   readonly #maxFrameBytes: number;
+  readonly #requestTimeoutMs: number;
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
@@ -102,6 +103,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     // Every numeric option is checked here, before a socket opens: a bad one is a BAD_REQUEST, never a timer that
     // fires at once (setTimeout treats anything above 2^31 - 1 ms as 1 ms) or a limit that refuses everything.
     const requestTimeoutMs = checkTimeoutMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+    this.#requestTimeoutMs = requestTimeoutMs;
     const reconnect = checkBackoff(options.reconnect);
     const refreshMs =
       options.tokenRefreshIntervalMs === undefined
@@ -206,6 +208,11 @@ export class HubClient extends Emitter<HubClientEvents> {
    */
   get maxFrameBytes(): number {
     return Math.min(this.#maxFrameBytes, this.#connection.hubLimits?.maxFrameBytes ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** How long a request (an append, a writer's read of the log) may take by default (ms; Infinity: no limit). */
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
   }
 
   /** The most events per append the hub announced (undefined before the first `welcome` or from older hubs). */

@@ -1,25 +1,36 @@
 import type { SessionEvent } from '../shared/events.ts';
-import { HubClientError } from './errors.ts';
+import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
+import { withTimeout } from './timeout.ts';
 
 /**
  * The whole log of a session as the hub holds it now: from this client's own subscription to it (from seq 0,
  * once live), else through a short-lived subscription. A subscription from a later seq cannot tell: that is
- * ALREADY_SUBSCRIBED (pass the log yourself).
+ * ALREADY_SUBSCRIBED (pass the log yourself). Rejects with TIMEOUT when the log is not caught up within
+ * `timeoutMs` (Infinity: wait as long as it takes; the subscription keeps retrying through reconnects).
  */
-export async function readSessionLog(client: HubClient, sessionId: string): Promise<readonly SessionEvent[]> {
+export async function readSessionLog(
+  client: HubClient,
+  sessionId: string,
+  timeoutMs: number,
+): Promise<readonly SessionEvent[]> {
+  const timedOut = (): HubClientError =>
+    new HubClientError(ClientErrorCode.TIMEOUT, `the log of ${sessionId} was not caught up within ${timeoutMs} ms`, {
+      sessionId,
+      details: { timeoutMs },
+    });
   const existing = client.subscriptionOf(sessionId);
   if (existing !== undefined) {
     if (existing.fromSeq !== 0) {
       const message = `this client follows ${sessionId} from seq ${existing.fromSeq}: pass the log as options.events`;
       throw new HubClientError('ALREADY_SUBSCRIBED', message, { sessionId });
     }
-    await existing.whenLive();
+    await withTimeout(existing.whenLive(), timeoutMs, timedOut);
     return [...existing.events];
   }
   const subscription = client.subscribe(sessionId);
   try {
-    await subscription.whenLive();
+    await withTimeout(subscription.whenLive(), timeoutMs, timedOut);
     return subscription.events;
   } finally {
     subscription.close();

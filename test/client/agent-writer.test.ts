@@ -251,3 +251,36 @@ describe('AgentWriter and appends sized to the limits a hub announces', () => {
     expect(await store.read('writer/announced-2', 0, 10)).toHaveLength(1);
   });
 });
+
+/** A memory store whose reads wait until released: a hub that cannot serve a catch-up for now. */
+class StalledReads extends MemoryStore {
+  release = (): void => undefined;
+  readonly #gate = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
+
+  override async readEncodedPage(sessionId: string, fromSeq: number, limit: number) {
+    await this.#gate;
+    return super.readEncodedPage(sessionId, fromSeq, limit);
+  }
+}
+
+describe('AgentWriter.attach when the log cannot be read', () => {
+  it('rejects with TIMEOUT after timeoutMs and leaves no subscription behind', async () => {
+    const store = new StalledReads();
+    const hub = await startHub({ store });
+    const client = new HubClient({ url: hub.wsUrl });
+    try {
+      await expect(AgentWriter.attach(client, 'writer/stalled', { timeoutMs: 100 })).rejects.toMatchObject({
+        code: 'TIMEOUT',
+        sessionId: 'writer/stalled',
+      });
+      expect(client.subscriptionOf('writer/stalled')).toBeUndefined();
+    } finally {
+      store.release();
+      client.close();
+      await hub.close();
+      await store.close();
+    }
+  });
+});
