@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../shared/index.ts';
 import { httpStatusOf, toHubError } from './hub-error.ts';
 import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './http-sessions.ts';
+import { requestUrl } from './request-url.ts';
 import { withTimeout } from './store/timeout.ts';
 
 export type { HttpReply, HttpRoutesDeps } from './http-sessions.ts';
@@ -11,8 +12,11 @@ const readyTimeoutMs = 2000;
 /** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
 export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://hub');
-    const { route, run } = routeOf(request.method ?? 'GET', url, request, deps);
+    const url = requestUrl(request);
+    const { route, run } =
+      url === undefined
+        ? { route: 'unparsable', run: () => Promise.resolve(badTarget()) }
+        : routeOf(request.method ?? 'GET', url, request, deps);
     run()
       .catch((error: unknown) => errorReply(error, deps))
       .then((reply) => {
@@ -71,6 +75,13 @@ async function readiness(deps: HttpRoutesDeps): Promise<HttpReply> {
     const message = error instanceof Error ? error.message : String(error);
     return { status: 503, body: { status: 'unavailable', node: nodeName, engine: store.engine, error: message } };
   }
+}
+
+function badTarget(): HttpReply {
+  return {
+    status: 400,
+    body: { error: { code: HubErrorCode.BAD_REQUEST, message: 'the request target is not a URL' } },
+  };
 }
 
 function methodNotAllowed(allowed: string, route: string): HttpReply {

@@ -9,6 +9,7 @@ import type { HubMetrics } from './metrics.ts';
 import { requestToken } from './request-token.ts';
 import type { EventStore } from './store/event-store.ts';
 import { measureAppend } from './append-metrics.ts';
+import { requestUrl } from './request-url.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -122,7 +123,7 @@ async function authorized(
  * `acme/*`, a tenant administrator). The prefix must end with `/`, as grant patterns do.
  */
 async function listSessions(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const prefix = new URL(request.url ?? '/', 'http://hub').searchParams.get('prefix');
+  const prefix = requestUrl(request)?.searchParams.get('prefix') ?? null;
   if (prefix !== null && (!prefix.endsWith('/') || prefix.length < 2 || prefix.length > 512)) {
     throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "prefix" must end with "/" (e.g. "acme/")');
   }

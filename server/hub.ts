@@ -9,6 +9,7 @@ import { Connection } from './connection.ts';
 import { createHttpHandler } from './http-routes.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
+import { requestUrl } from './request-url.ts';
 import { requestToken } from './request-token.ts';
 import { ChannelRegistry } from './session-channel.ts';
 import { SessionCache } from './session-cache.ts';
@@ -133,9 +134,12 @@ export function createHub(input: HubConfig): Hub {
   };
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(request.url ?? '/', 'http://hub').pathname;
+    const path = requestUrl(request)?.pathname;
     if (path !== WS_PATH || shuttingDown) {
-      const status = shuttingDown ? '503 Service Unavailable' : '404 Not Found';
+      const status =
+        path === undefined ? '400 Bad Request' : shuttingDown ? '503 Service Unavailable' : '404 Not Found';
+      // Node no longer watches this socket: a peer that resets it while the refusal is written must not crash us.
+      socket.on('error', () => socket.destroy());
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

@@ -1,4 +1,5 @@
 import { AuthFailureReason, unauthorized } from './auth-error.ts';
+import { parseRequestTarget } from '../request-url.ts';
 
 /**
  * Where a client's token can come from. Precedence: the `hello` message (socket), then the `Authorization: Bearer`
@@ -30,12 +31,8 @@ export function tokenFromAuthorizationHeader(value: string | readonly string[] |
 /** The `token` query parameter of a request URL (path + query, or absolute), or undefined. Empty counts as absent. */
 export function tokenFromUrl(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url, 'http://hub.invalid');
-  } catch {
-    return undefined; // an unparsable URL carries no token; the request itself is refused by the router
-  }
+  const parsed = parseRequestTarget(url);
+  if (parsed === undefined) return undefined; // an unparsable URL carries no token; the router refuses the request
   const tokens = parsed.searchParams.getAll('token');
   if (tokens.length > 1) throw unauthorized(AuthFailureReason.MALFORMED_TOKEN, 'more than one token parameter');
   const token = tokens[0];
