@@ -14,13 +14,30 @@ export async function readBody(request: IncomingMessage, maxBytes: number): Prom
     chunks.push(chunk);
   }
   const body = Buffer.concat(chunks);
-  const type = request.headers['content-type'] ?? 'application/json';
-  if (/msgpack/i.test(type)) return decodeFrame(body);
-  if (!/json/i.test(type)) {
-    throw new HubError(HubErrorCode.BAD_REQUEST, `unsupported content type ${type} (use application/json)`);
-  }
-  return decodeFrame(body.toString('utf8'));
+  return bodyFormat(request.headers['content-type']) === 'msgpack'
+    ? decodeFrame(body)
+    : decodeFrame(body.toString('utf8'));
 }
+
+/**
+ * The body's format from its media type (parameters such as `charset` aside): `application/json` or
+ * `application/msgpack` (also `application/x-msgpack`, `application/vnd.msgpack`). Anything else, a missing type
+ * included, is UNSUPPORTED_MEDIA_TYPE (415): a browser may send `text/plain`, form types or no type at all across
+ * origins without a preflight, and such a request must never be read as an append.
+ */
+function bodyFormat(contentType: string | undefined): 'json' | 'msgpack' {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json') return 'json';
+  if (MSGPACK_TYPES.has(mediaType)) return 'msgpack';
+  const shown = contentType === undefined ? 'no content type' : `content type ${JSON.stringify(contentType)}`;
+  throw new HubError(HubErrorCode.UNSUPPORTED_MEDIA_TYPE, `${shown}: send application/json or application/msgpack`);
+}
+
+const MSGPACK_TYPES: ReadonlySet<string> = new Set([
+  'application/msgpack',
+  'application/x-msgpack',
+  'application/vnd.msgpack',
+]);
 
 function tooLarge(maxBytes: number): HubError {
   return new HubError(HubErrorCode.FRAME_TOO_LARGE, `the body is larger than ${maxBytes} bytes`, { limit: maxBytes });

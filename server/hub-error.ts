@@ -88,6 +88,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
   FRAME_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   BATCH_TOO_LARGE: 413,
   EVENT_TOO_LARGE: 413,
   RATE_LIMITED: 429,
@@ -99,7 +100,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   INTERNAL: 500,
 };
 
-/** HTTP status of an error code (400 unless listed: 401/403/404/409/413/429/500/503). */
+/** HTTP status of an error code (400 unless listed: 401/403/404/409/413/415/429/500/503). */
 export function httpStatusOf(code: HubErrorCode): number {
   return httpStatusByCode[code] ?? 400;
 }

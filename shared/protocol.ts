@@ -211,6 +211,8 @@ export const HubErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   // limits
   FRAME_TOO_LARGE: 'FRAME_TOO_LARGE',
+  /** HTTP: the body's content type is not `application/json` or `application/msgpack` (415). */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   BATCH_TOO_LARGE: 'BATCH_TOO_LARGE',
   EVENT_TOO_LARGE: 'EVENT_TOO_LARGE',
   TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { encodeMsgpackValue } from '../../shared/index.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -130,6 +131,34 @@ describe('hub: HTTP API', () => {
     const missing = await fetch(`${hub.url}/v1/sessions/never-there`, { method: 'DELETE' });
     expect(missing.status).toBe(404);
     await watcher.close();
+  });
+
+  it('reads an append body only as application/json or application/msgpack: any other type, or none, is 415', async () => {
+    const body = JSON.stringify({ events: [{ type: 'x/y', data: 1 }] });
+    // Types a browser may send across origins without a preflight (and look-alikes) must not become appends.
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=json',
+      'application/x-www-form-urlencoded; x=json',
+      'application/jsonx',
+      'multipart/form-data; boundary=json',
+    ]) {
+      const refused = await post('/v1/sessions/media/events', body, { 'content-type': type });
+      expect(refused.status).toBe(415);
+      expect(await refused.json()).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+    }
+    const untyped = await fetch(`${hub.url}/v1/sessions/media/events`, { method: 'POST', body: new Blob([body]) });
+    expect(untyped.status).toBe(415);
+    expect((await store.head('media')).headSeq).toBe(-1);
+    const typed = await post('/v1/sessions/media/events', body, { 'content-type': 'Application/JSON; charset=utf-8' });
+    expect(typed.status).toBe(201);
+    const packed = await fetch(`${hub.url}/v1/sessions/media/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/msgpack' },
+      body: new Blob([Buffer.from(encodeMsgpackValue({ events: [{ type: 'x/y', data: 2 }] }))]),
+    });
+    expect(packed.status).toBe(201);
+    expect((await store.head('media')).headSeq).toBe(1);
   });
 
   it('answers unknown routes with 404 and wrong methods with 405', async () => {
