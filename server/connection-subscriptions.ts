@@ -18,6 +18,7 @@ export interface ConnectionSubscriptionsDeps {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pageSize: number;
+  readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
 }

@@ -116,6 +116,7 @@ export function createHub(input: HubConfig): Hub {
       helloTimeoutMs: limits.helloTimeoutMs,
       limits,
       pageSize: limits.catchUpPageSize,
+      maxFrameBytes: limits.maxFrameBytes,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,
       request: {

@@ -24,7 +24,13 @@ export interface SubscriptionDeps {
   readonly sink: SubscriberSink;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
+  /** Most events per catch-up read. */
   readonly pageSize: number;
+  /**
+   * Bound of one catch-up `events` frame (bytes, about; at least one event each): pages are cut into frames of at
+   * most this, and reads shrink so that one read holds about four frames' worth. The node's `maxFrameBytes`.
+   */
+  readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
 }
 
@@ -37,6 +43,14 @@ export interface SubscribeParams {
 
 const retryMinMs = 100;
 const retryMaxMs = 5000;
+
+/** A catch-up read: the page from `fromSeq` of at most `limit` events (a short page means the log's end). */
+interface PageRead {
+  readonly generation: number;
+  readonly fromSeq: number;
+  readonly limit: number;
+  readonly page: Promise<EncodedEventPage>;
+}
 
 /** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
 export type SubscriptionState = 'starting' | 'catching-up' | 'paused' | 'live' | 'closed';
@@ -71,12 +85,14 @@ export class Subscription implements ChannelListener {
   #bufferedEvents = 0;
   #generation = 0;
   /** A catch-up page being read ahead of its step (see `#readAhead`). */
-  #ahead:
-    { readonly generation: number; readonly fromSeq: number; readonly page: Promise<EncodedEventPage> } | undefined;
+  #ahead: PageRead | undefined;
+  /** Events per catch-up read: `pageSize`, less when the events are large (see `#adaptReadLimit`). */
+  #readLimit: number;
   #channel: SessionChannel | undefined;
   readonly #deps: SubscriptionDeps;
 
   constructor(params: Pick<SubscribeParams, 'sessionId' | 'fromSeq'>, deps: SubscriptionDeps) {
+    this.#readLimit = deps.pageSize;
     this.sessionId = params.sessionId;
     this.#nextSeq = params.fromSeq;
     this.#deps = deps;
@@ -234,9 +250,10 @@ export class Subscription implements ChannelListener {
    * next one is read ahead while this one is sent (Redis reads while the hub splices and writes).
    */
   async #catchUpStep(): Promise<'live' | number> {
-    const { pageSize, metrics } = this.#deps;
+    const { metrics } = this.#deps;
     const generation = this.#generation;
-    const page = await this.#readPage(this.#nextSeq);
+    const read = this.#readPage(this.#nextSeq);
+    const page = await read.page;
     if (generation !== this.#generation) return 0;
     if (page.epoch !== this.#epoch) {
       this.#channel!.requestResync('catch-up read another epoch');
@@ -246,11 +263,12 @@ export class Subscription implements ChannelListener {
     if (fresh > 0) {
       if (page.firstSeq !== this.#nextSeq)
         throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
-      if (fresh >= pageSize) this.#readAhead(this.#nextSeq + fresh);
+      this.#adaptReadLimit(page);
+      if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
       this.#sendPage(page);
       metrics.catchUpEvents.inc(fresh);
     }
-    if (fresh < pageSize && this.#tryGoLive()) return 'live';
+    if (fresh < read.limit && this.#tryGoLive()) return 'live';
     if (fresh > 0) return 0;
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
     // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
@@ -259,12 +277,26 @@ export class Subscription implements ChannelListener {
   }
 
   /** The page from `fromSeq`: the one read ahead for it in this generation, else a new read. */
-  #readPage(fromSeq: number): Promise<EncodedEventPage> {
+  #readPage(fromSeq: number): PageRead {
     const ahead = this.#ahead;
     this.#ahead = undefined;
-    if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead.page;
+    if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
     this.#deps.metrics.catchUpReads.inc();
-    return this.#deps.store.readEncodedPage(this.sessionId, fromSeq, this.#deps.pageSize);
+    const limit = this.#readLimit;
+    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
+    return { generation: this.#generation, fromSeq, limit, page };
+  }
+
+  /**
+   * Size the next reads to the events at hand: about four frames' worth of bytes (so a session of large events
+   * is never read 1,000 events, hundreds of MB, at a time), at least one event, at most `pageSize`.
+   */
+  #adaptReadLimit(page: EncodedEventPage): void {
+    let bytes = 0;
+    for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
+    const perEvent = Math.max(1, bytes / page.count);
+    const { pageSize, maxFrameBytes } = this.#deps;
+    this.#readLimit = Math.max(1, Math.min(pageSize, Math.floor((4 * maxFrameBytes) / perEvent)));
   }
 
   /**
@@ -273,9 +305,10 @@ export class Subscription implements ChannelListener {
    */
   #readAhead(fromSeq: number): void {
     this.#deps.metrics.catchUpReads.inc();
-    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, this.#deps.pageSize);
+    const limit = this.#readLimit;
+    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
     page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
-    this.#ahead = { generation: this.#generation, fromSeq, page };
+    this.#ahead = { generation: this.#generation, fromSeq, limit, page };
   }
 
   /**
@@ -305,9 +338,25 @@ export class Subscription implements ChannelListener {
     this.#deps.metrics.hot.deliveries += part.events.length;
   }
 
-  /** Send a catch-up page; its binary frame is spliced from the stored events (no decode and re-encode). */
+  /**
+   * Send a catch-up page, in frames of at most `maxFrameBytes` (about; one event at least): a client's frame limit
+   * (100 MiB for `ws`) must never make a long log of large events impossible to replay. Binary frames are spliced
+   * from the stored events (no decode and re-encode).
+   */
   #sendPage(page: EncodedEventPage): void {
-    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page));
+    const { maxFrameBytes } = this.#deps;
+    let start = 0;
+    let bytes = 0;
+    for (let index = 0; index < page.count; index++) {
+      const size = page.eventBytes(index);
+      if (index > start && bytes + size > maxFrameBytes) {
+        this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, index)));
+        start = index;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, start === 0 ? page : page.slice(start, page.count)));
     this.#nextSeq = page.firstSeq + page.count;
     this.#deps.metrics.hot.deliveries += page.count;
   }

@@ -19,6 +19,13 @@ export interface EncodedEventPage {
    * writes for `events()`, preceded by the bytes of `head` when given (one buffer for a whole frame).
    */
   msgpack(head?: Uint8Array): Uint8Array;
+  /**
+   * About how many bytes event `index` (0-based in the page) takes in `msgpack()`: its stored body plus seq and
+   * time (exact for the memory engine, within a few bytes for Redis). Used to cut pages into bounded frames.
+   */
+  eventBytes(index: number): number;
+  /** The events `start .. end - 1` (indexes in this page) as a page of their own, sharing this page's data. */
+  slice(start: number, end: number): EncodedEventPage;
 }
 
 /**
@@ -30,11 +37,23 @@ export class DecodedEventPage implements EncodedEventPage {
   readonly firstSeq: number;
   readonly #events: readonly SessionEvent[];
 
+  #sizes: number[] | undefined;
+
   constructor(page: EventPage, fromSeq: number) {
     this.epoch = page.epoch;
     const skip = page.events.findIndex((event) => event.seq >= fromSeq);
     this.#events = skip <= 0 ? (skip === 0 ? page.events : []) : page.events.slice(skip);
     this.firstSeq = this.#events[0]?.seq ?? fromSeq;
+  }
+
+  eventBytes(index: number): number {
+    this.#sizes ??= this.#events.map((event) => encodeMsgpackValue(event).byteLength);
+    return this.#sizes[index] ?? 0;
+  }
+
+  slice(start: number, end: number): EncodedEventPage {
+    const events = this.#events.slice(start, end);
+    return new DecodedEventPage({ epoch: this.epoch, events }, events[0]?.seq ?? this.firstSeq + start);
   }
 
   get count(): number {

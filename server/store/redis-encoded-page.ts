@@ -6,6 +6,12 @@ import { MARKS_PER_BODY, scanEventBody, splicedEventLength, writeSplicedEvent } 
 import { streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Upper bound of the bytes splicing adds to a stored body (an array of values) to make the event (a map): the
+ * keys `type`, `data`, `surfaceOp`, `sourceEventSeqs` (36 bytes), the `seq` and `time` entries (at most 27) and a
+ * longer map header (2).
+ */
+const SPLICE_OVERHEAD_BYTES = 72;
 
 /**
  * A page read from a session's stream, kept as the stored bodies. Every entry is verified when the page is made
@@ -25,12 +31,25 @@ class StoredEventPage implements EncodedEventPage {
   readonly #decoded: Map<number, SessionEvent>;
   #events: readonly SessionEvent[] | undefined;
 
-  constructor(sessionId: string, epoch: string, firstSeq: number, bodies: Buffer[], times: number[]) {
+  /** `scanned`: the marks and decoded events of these very bodies (a slice of a page scanned already). */
+  constructor(
+    sessionId: string,
+    epoch: string,
+    firstSeq: number,
+    bodies: Buffer[],
+    times: number[],
+    scanned?: { readonly marks: Int32Array; readonly decoded: Map<number, SessionEvent> },
+  ) {
     this.#sessionId = sessionId;
     this.epoch = epoch;
     this.firstSeq = firstSeq;
     this.#bodies = bodies;
     this.#times = times;
+    if (scanned !== undefined) {
+      this.#marks = scanned.marks;
+      this.#decoded = scanned.decoded;
+      return;
+    }
     this.#marks = new Int32Array(bodies.length * MARKS_PER_BODY);
     this.#decoded = new Map();
     for (let index = 0; index < bodies.length; index++) {
@@ -38,6 +57,19 @@ class StoredEventPage implements EncodedEventPage {
         this.#decoded.set(index, this.#decode(index));
       }
     }
+  }
+
+  eventBytes(index: number): number {
+    return (this.#bodies[index]?.length ?? 0) + SPLICE_OVERHEAD_BYTES;
+  }
+
+  slice(start: number, end: number): EncodedEventPage {
+    const decoded = new Map<number, SessionEvent>();
+    for (const [index, event] of this.#decoded) if (index >= start && index < end) decoded.set(index - start, event);
+    const marks = this.#marks.subarray(start * MARKS_PER_BODY, end * MARKS_PER_BODY);
+    const bodies = this.#bodies.slice(start, end);
+    const times = this.#times.slice(start, end);
+    return new StoredEventPage(this.#sessionId, this.epoch, this.firstSeq + start, bodies, times, { marks, decoded });
   }
 
   get count(): number {
