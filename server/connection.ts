@@ -91,6 +91,9 @@ export class Connection {
           return gate.behind;
         },
         whenDrained: () => gate.whenDrained(),
+        get closing() {
+          return gate.closed || ws.readyState !== ws.OPEN;
+        },
       },
     });
     this.#helloTimer = setTimeout(

@@ -17,6 +17,8 @@ export interface SubscriberSink {
   readonly behind: boolean;
   /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
   whenDrained(): Promise<void>;
+  /** The connection is closing (or cut as a slow consumer): nothing sent reaches the client any more. */
+  readonly closing: boolean;
 }
 
 export interface SubscriptionDeps {
@@ -222,13 +224,16 @@ export class Subscription implements ChannelListener {
    */
   async #catchUp(generation: number): Promise<void> {
     let retryMs = retryMinMs;
+    const { sink } = this.#deps;
     while (generation === this.#generation) {
-      if (this.#deps.sink.behind) {
+      // A closing connection (a slow consumer cut, a GOING_AWAY) would only drop the pages: stop reading them.
+      if (sink.closing) return;
+      if (sink.behind) {
         this.#state = 'paused';
         this.#buffer = [];
         this.#bufferedEvents = 0;
-        await this.#deps.sink.whenDrained();
-        if (generation !== this.#generation) return;
+        await sink.whenDrained();
+        if (generation !== this.#generation || sink.closing) return;
         this.#state = 'catching-up';
       }
       try {
@@ -259,6 +264,11 @@ export class Subscription implements ChannelListener {
       this.#channel!.requestResync('catch-up read another epoch');
       return retryMinMs;
     }
+    if (this.#deps.sink.behind) {
+      // The client fell behind while the page was read: keep it for after the drain (nothing more is queued).
+      this.#ahead = read;
+      return 0;
+    }
     const fresh = page.count;
     if (fresh > 0) {
       if (page.firstSeq !== this.#nextSeq)
@@ -268,6 +278,8 @@ export class Subscription implements ChannelListener {
       this.#sendPage(page);
       metrics.catchUpEvents.inc(fresh);
     }
+    // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
+    if (this.#deps.sink.behind) return 0;
     if (fresh < read.limit && this.#tryGoLive()) return 'live';
     if (fresh > 0) return 0;
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store

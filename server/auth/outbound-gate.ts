@@ -56,6 +56,11 @@ export class OutboundGate {
     return this.#behind;
   }
 
+  /** The connection is closing (`close()`), or was found stalled: nothing more will drain. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Highest buffered byte count seen after a send. */
   get peakBufferedBytes(): number {
     return this.#peakBufferedBytes;

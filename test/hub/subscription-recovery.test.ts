@@ -17,6 +17,7 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
     messages,
     behind: false,
     whenDrained: () => Promise.resolve(),
+    closing: false,
     send: (message) => messages.push(message),
     sendBatch: (batch) => messages.push(batch.message),
     seqs: () => messages.flatMap((message) => (message.type === 'events' ? message.events.map((e) => e.seq) : [])),

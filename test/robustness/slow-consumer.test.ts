@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
 import type { HubMetrics } from '../../server/metrics.ts';
+import { MemoryStore } from '../../server/store/memory-store.ts';
 import { RedisStore } from '../../server/store/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -115,5 +116,45 @@ describe('slow consumers', () => {
     await vi.waitFor(() => expect(hub.hub.connectionCount).toBe(2), { timeout: 15_000 });
     await Promise.all([writer!.close(), fast!.close()]);
     await hub.close();
+  });
+
+  it('one client that stops reading while catching up on many sessions queues one page, not one per session', async () => {
+    const memory = new MemoryStore();
+    const sessions = 40; // ~16 MB in all: more than the kernel's socket buffers hold for the stalled reader
+    const perSession = 200;
+    for (let index = 0; index < sessions; index++) {
+      const events = range(0, perSession - 1).map((n) => ({
+        type: 'test/blob',
+        data: { n, pad: 'x'.repeat(2 * KiB) },
+      }));
+      await memory.commit({ sessionId: `many/${index}`, expectedSeq: 0, events });
+    }
+    const maxBufferedBytes = 64 * KiB;
+    const hub: TestHub = await startHub({ store: memory, limits: { maxBufferedBytes, stallTimeoutMs: 600_000 } });
+    const client = await RawHubClient.connect(hub.wsUrl);
+    client.ws.pause();
+    for (let index = 0; index < sessions; index++)
+      client.send({ type: 'subscribe', id: 100 + index, sessionId: `many/${index}` });
+    // Behind after the first page; then every subscription has read its first page (and must have held it).
+    await vi.waitFor(
+      async () => expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeGreaterThan(maxBufferedBytes),
+      { timeout: 10_000 },
+    );
+    await vi.waitFor(
+      async () => expect(await counterValue(hub.hub.metrics.catchUpReads)).toBeGreaterThanOrEqual(sessions),
+      { timeout: 10_000 },
+    );
+    const pageBytes = perSession * (2 * KiB + 64);
+    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(
+      maxBufferedBytes + 2 * pageBytes,
+    );
+    client.ws.resume();
+    for (let index = 0; index < sessions; index++) {
+      await client.waitFor((m) => m.type === 'live' && m.sessionId === `many/${index}`, { timeoutMs: 30_000 });
+      expect(client.seqs(`many/${index}`)).toEqual(range(0, perSession - 1));
+    }
+    await client.close();
+    await hub.close();
+    await memory.close();
   });
 });
