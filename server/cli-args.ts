@@ -78,6 +78,11 @@ export function parseServeArgs(
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (values.help === true) return 'help';
+  // An empty environment value counts as unset, but an empty flag is a mistake (`--redis "$UNSET_VAR"`): taken
+  // literally it would bind every interface (--host), connect to the default Redis (--redis) or drop the auth key.
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '') throw new UsageError(`--${name} must not be empty`);
+  }
   const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
   const auth = resolveAuthConfig(
     {

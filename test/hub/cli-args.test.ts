@@ -45,4 +45,17 @@ describe('session-hub serve: arguments', () => {
     expect(() => parseServeArgs(['--port', 'http'], {})).toThrow(/invalid port/);
     expect(() => parseServeArgs([], { PORT: '70000' })).toThrow(/invalid port/);
   });
+
+  it('refuses an empty flag value (--host "" would bind every interface) but lets an empty env value count as unset', () => {
+    for (const flag of ['--host', '--redis', '--key-prefix', '--node-name', '--port', '--log-level', '--auth-secret']) {
+      expect(() => parseServeArgs([flag, ''], {}), flag).toThrow(new UsageError(`${flag} must not be empty`));
+      expect(() => parseServeArgs([`${flag}=`], {}), `${flag}=`).toThrow(UsageError);
+    }
+    expect(parseServeArgs([], { HOST: '', REDIS_URL: '', KEY_PREFIX: '', NODE_NAME: '' })).toMatchObject({
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      keyPrefix: undefined,
+      nodeName: undefined,
+    });
+  });
 });
