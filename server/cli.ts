@@ -2,7 +2,7 @@ import { authStartupNotice } from './auth/auth-config.ts';
 import { createHubAuth } from './auth/hub-auth.ts';
 import { loadAuthenticator } from './auth/load-authenticator.ts';
 import type { Authenticator } from './auth/authenticator.ts';
-import { createHub } from './hub.ts';
+import { createHub, type HubAddress } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { MemoryStore } from './store/memory-store.ts';
@@ -51,6 +51,21 @@ async function openStore(options: ServeOptions, logger: Logger): Promise<EventSt
   });
 }
 
+const listenErrors: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  EACCES: 'permission denied',
+  ENOTFOUND: 'unknown host',
+};
+
+/** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
+function listenFailure(options: ServeOptions, error: unknown): string {
+  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+  const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `cannot listen on ${host}:${options.port}: ${reason}`;
+}
+
 async function serve(options: ServeOptions): Promise<number> {
   const logger = createLogger(options.logLevel);
   let authenticator: Authenticator;
@@ -77,7 +92,16 @@ async function serve(options: ServeOptions): Promise<number> {
     auth: createHubAuth(authenticator),
     ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
   });
-  const address = await hub.listen();
+  let address: HubAddress;
+  try {
+    address = await hub.listen();
+  } catch (error) {
+    logger.fatal({ err: error }, 'could not listen');
+    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    await hub.close();
+    await store.close();
+    return 1;
+  }
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'

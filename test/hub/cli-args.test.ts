@@ -44,6 +44,11 @@ describe('session-hub serve: arguments', () => {
     expect(() => parseServeArgs(['--bogus'], {})).toThrow(UsageError);
     expect(() => parseServeArgs(['--port', 'http'], {})).toThrow(/invalid port/);
     expect(() => parseServeArgs([], { PORT: '70000' })).toThrow(/invalid port/);
+    expect(() => parseServeArgs(['--log-level', 'verbose'], {})).toThrow(/invalid log level "verbose"/);
+    expect(() => parseServeArgs([], { LOG_LEVEL: 'INFO' })).toThrow(UsageError);
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) {
+      expect(parseServeArgs(['--log-level', level], {})).toMatchObject({ logLevel: level });
+    }
   });
 
   it('refuses an empty flag value (--host "" would bind every interface) but lets an empty env value count as unset', () => {

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
+
+/** `session-hub serve <args>` as a child process, with what it printed on stdout and stderr so far. */
+function serve(args: readonly string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [binPath, 'serve', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    output,
+    exited,
+    /** Resolves once the node printed its auth line (the last line of a start). */
+    started: async () => {
+      await expect.poll(() => /^auth: /m.test(output.stdout), { timeout: 20_000, interval: 50 }).toBe(true);
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('session-hub serve: process', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(() => redis.stop());
+
+  it('refuses an unknown log level (flag or LOG_LEVEL) with a usage error, exit code 2', async () => {
+    for (const [args, env] of [
+      [['--log-level', 'verbose'], {}],
+      [[], { LOG_LEVEL: 'verbose' }],
+    ] as const) {
+      const node = serve(['--port', '0', ...args], env);
+      expect(await node.exited).toBe(2);
+      expect(node.output.stderr).toMatch(/^session-hub: invalid log level "verbose" \(one of trace, debug, info,/);
+      expect(node.output.stderr).not.toMatch(/^\s+at /m);
+    }
+  });
+
+  it('says in one line that the port is taken, closes the store and exits with code 1', async () => {
+    const taken: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+    try {
+      // With a Redis store open, the process only exits if the store is closed.
+      const node = serve(['--port', String(port), '--redis', redis.url]);
+      expect(await node.exited).toBe(1);
+      expect(node.output.stderr).toBe(`session-hub: cannot listen on 127.0.0.1:${port}: address already in use\n`);
+      expect(node.output.stdout).not.toMatch(/listening on/);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
