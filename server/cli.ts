@@ -2,6 +2,7 @@ import { authStartupNotice } from './auth/auth-config.ts';
 import { createHubAuth } from './auth/hub-auth.ts';
 import { loadAuthenticator } from './auth/load-authenticator.ts';
 import type { Authenticator } from './auth/authenticator.ts';
+import { defaultNodeName } from './config.ts';
 import { createHub, type HubAddress } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -67,7 +68,9 @@ function listenFailure(options: ServeOptions, error: unknown): string {
 }
 
 async function serve(options: ServeOptions): Promise<number> {
-  const logger = createLogger(options.logLevel);
+  // Named here, not by the hub, so that every log line of the node carries it, the CLI's own among them.
+  const nodeName = options.nodeName ?? defaultNodeName();
+  const logger = createLogger(options.logLevel, { node: nodeName });
   let authenticator: Authenticator;
   try {
     authenticator = await loadAuthenticator(options.auth);
@@ -90,7 +93,7 @@ async function serve(options: ServeOptions): Promise<number> {
     host: options.host,
     logger,
     auth: createHubAuth(authenticator),
-    ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
+    nodeName,
   });
   let address: HubAddress;
   try {

@@ -64,4 +64,23 @@ describe('session-hub serve: process', () => {
       await new Promise((resolve) => taken.close(resolve));
     }
   });
+
+  it('puts the node name on every log line, the default name as well as --node-name', async () => {
+    const logLines = async (args: readonly string[]) => {
+      const node = serve(['--port', '0', '--log-level', 'info', ...args], { NODE_NAME: '' });
+      await node.started();
+      expect(await node.stop()).toBe(0);
+      return node.output.stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { node?: string; msg: string });
+    };
+    const named = await logLines(['--node-name', 'my-node-7']);
+    expect(named.map((line) => line.msg)).toEqual(expect.arrayContaining(['hub listening', 'shutting down']));
+    for (const line of named) expect(line, line.msg).toMatchObject({ node: 'my-node-7' });
+    const unnamed = await logLines([]);
+    const name = unnamed[0]?.node;
+    expect(name).toMatch(/-\d+-[0-9a-f]{6}$/);
+    for (const line of unnamed) expect(line, line.msg).toMatchObject({ node: name });
+  });
 });
