@@ -6,6 +6,7 @@ import { defaultNodeName } from './config.ts';
 import { createHub, type HubAddress } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { redactUrl } from './redact-url.ts';
 import { MemoryStore } from './store/memory-store.ts';
 import { RedisStore } from './store/redis-store.ts';
 import type { EventStore } from './store/event-store.ts';
@@ -83,7 +84,8 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    logger.fatal({ err: error, redis: options.redisUrl }, 'could not open the store');
+    const redis = options.redisUrl === undefined ? undefined : redactUrl(options.redisUrl);
+    logger.fatal({ err: error, redis }, 'could not open the store');
     process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
     return 1;
   }
@@ -108,7 +110,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${options.redisUrl ?? ''})`;
+      : `redis (${redactUrl(options.redisUrl ?? '')})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
   const authNotice = authStartupNotice(options.auth);

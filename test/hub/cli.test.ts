@@ -83,4 +83,27 @@ describe('session-hub serve: process', () => {
     expect(name).toMatch(/-\d+-[0-9a-f]{6}$/);
     for (const line of unnamed) expect(line, line.msg).toMatchObject({ node: name });
   });
+
+  it('never shows the Redis password: not in the engine line, nor in the logs of a start or a failed start', async () => {
+    const password = 'S3cretPassw0rd';
+    const guarded = await RedisServer.start({ password });
+    try {
+      const url = `redis://:${password}@127.0.0.1:${guarded.port}`;
+      const node = serve(['--port', '0', '--redis', url, '--log-level', 'trace']);
+      await node.started();
+      expect(await node.stop()).toBe(0);
+      expect(node.output.stdout).toMatch(`engine: redis (redis://:***@127.0.0.1:${guarded.port})`);
+      expect(node.output.stderr).toMatch(/hub listening/);
+      expect(node.output.stdout + node.output.stderr).not.toContain(password);
+
+      const unreachable = `redis://admin:${password}@127.0.0.1:${await freePort()}?password=${password}`;
+      const failed = serve(['--port', '0', '--redis', unreachable, '--log-level', 'trace']);
+      expect(await failed.exited).toBe(1);
+      expect(failed.output.stderr).toMatch(/could not open the store/);
+      expect(failed.output.stderr).toContain(`redis://admin:***@127.0.0.1:`);
+      expect(failed.output.stdout + failed.output.stderr).not.toContain(password);
+    } finally {
+      await guarded.stop();
+    }
+  });
 });
