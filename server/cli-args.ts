@@ -24,7 +24,7 @@ Options:
   --redis <url>        Redis URL, e.g. redis://127.0.0.1:6379 (env REDIS_URL). Without it the
                        memory engine is used: one process, nothing persisted.
   --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
-  --log-level <level>  pino level: trace, debug, info, warn, error, silent (env LOG_LEVEL; default info)
+  --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
@@ -39,6 +39,16 @@ Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and wr
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** pino's levels; anything else makes pino throw when the logger is created. */
+const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function parseLogLevel(text: string): string {
+  if (!LOG_LEVELS.includes(text)) {
+    throw new UsageError(`invalid log level "${text}" (one of ${LOG_LEVELS.join(', ')})`);
+  }
+  return text;
 }
 
 function parsePort(text: string): number {
@@ -78,6 +88,11 @@ export function parseServeArgs(
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (values.help === true) return 'help';
+  // An empty environment value counts as unset, but an empty flag is a mistake (`--redis "$UNSET_VAR"`): taken
+  // literally it would bind every interface (--host), connect to the default Redis (--redis) or drop the auth key.
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '') throw new UsageError(`--${name} must not be empty`);
+  }
   const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
   const auth = resolveAuthConfig(
     {
@@ -96,7 +111,7 @@ export function parseServeArgs(
     host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
     redisUrl: values.redis ?? nonEmpty(env['REDIS_URL']),
     keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
-    logLevel: values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info',
+    logLevel: parseLogLevel(values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info'),
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
   };

@@ -2,9 +2,11 @@ import { authStartupNotice } from './auth/auth-config.ts';
 import { createHubAuth } from './auth/hub-auth.ts';
 import { loadAuthenticator } from './auth/load-authenticator.ts';
 import type { Authenticator } from './auth/authenticator.ts';
-import { createHub } from './hub.ts';
+import { defaultNodeName } from './config.ts';
+import { createHub, type HubAddress } from './hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { redactUrl } from './redact-url.ts';
 import { MemoryStore } from './store/memory-store.ts';
 import { RedisStore } from './store/redis-store.ts';
 import type { EventStore } from './store/event-store.ts';
@@ -51,8 +53,25 @@ async function openStore(options: ServeOptions, logger: Logger): Promise<EventSt
   });
 }
 
+const listenErrors: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  EACCES: 'permission denied',
+  ENOTFOUND: 'unknown host',
+};
+
+/** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
+function listenFailure(options: ServeOptions, error: unknown): string {
+  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+  const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `cannot listen on ${host}:${options.port}: ${reason}`;
+}
+
 async function serve(options: ServeOptions): Promise<number> {
-  const logger = createLogger(options.logLevel);
+  // Named here, not by the hub, so that every log line of the node carries it, the CLI's own among them.
+  const nodeName = options.nodeName ?? defaultNodeName();
+  const logger = createLogger(options.logLevel, { node: nodeName });
   let authenticator: Authenticator;
   try {
     authenticator = await loadAuthenticator(options.auth);
@@ -65,7 +84,8 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    logger.fatal({ err: error, redis: options.redisUrl }, 'could not open the store');
+    const redis = options.redisUrl === undefined ? undefined : redactUrl(options.redisUrl);
+    logger.fatal({ err: error, redis }, 'could not open the store');
     process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
     return 1;
   }
@@ -75,13 +95,22 @@ async function serve(options: ServeOptions): Promise<number> {
     host: options.host,
     logger,
     auth: createHubAuth(authenticator),
-    ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
+    nodeName,
   });
-  const address = await hub.listen();
+  let address: HubAddress;
+  try {
+    address = await hub.listen();
+  } catch (error) {
+    logger.fatal({ err: error }, 'could not listen');
+    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    await hub.close();
+    await store.close();
+    return 1;
+  }
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${options.redisUrl ?? ''})`;
+      : `redis (${redactUrl(options.redisUrl ?? '')})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
   const authNotice = authStartupNotice(options.auth);

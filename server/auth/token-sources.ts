@@ -58,12 +58,24 @@ export function selectToken(candidates: TokenCandidates): string | undefined {
 export interface RequestLike {
   readonly url?: string | undefined;
   readonly headers: { readonly authorization?: string | readonly string[] | undefined };
+  /**
+   * Every value of each header (Node >= 18.3). Node keeps only the first `Authorization` header in `headers`, so a
+   * second one is only visible here.
+   */
+  readonly headersDistinct?: { readonly authorization?: readonly string[] | undefined };
+}
+
+/** The request's `Authorization` header: its one value, every value when sent more than once, or undefined. */
+function authorizationOf(request: RequestLike): string | readonly string[] | undefined {
+  const distinct = request.headersDistinct?.authorization;
+  if (distinct === undefined) return request.headers.authorization;
+  return distinct.length > 1 ? distinct : distinct[0];
 }
 
 /** Token of an HTTP or upgrade request: `Authorization: Bearer` first, then `?token=`. */
 export function tokenFromRequest(request: RequestLike): string | undefined {
   return selectToken({
-    header: tokenFromAuthorizationHeader(request.headers.authorization),
+    header: tokenFromAuthorizationHeader(authorizationOf(request)),
     query: tokenFromUrl(request.url),
   });
 }

@@ -50,4 +50,13 @@ describe('token extraction', () => {
     expect(tokenFromRequest({ url: '/x?token=q', headers: { authorization: 'Bearer b' } })).toBe('b');
     expect(tokenFromRequest({ url: '/x?token=q', headers: {} })).toBe('q');
   });
+
+  it('a request with two Authorization headers is refused, though Node keeps only the first in `headers`', () => {
+    const request = {
+      headers: { authorization: 'Bearer a' },
+      headersDistinct: { authorization: ['Bearer a', 'Basic dXNlcjpwdw=='] },
+    };
+    expect(thrown(() => tokenFromRequest(request))).toMatchObject({ reason: 'bad-auth-scheme' });
+    expect(tokenFromRequest({ ...request, headersDistinct: { authorization: ['Bearer a'] } })).toBe('a');
+  });
 });

@@ -8,6 +8,8 @@ export interface RedisServerOptions {
   /** Keep an append-only file so a restart keeps the data. Default false (nothing persisted). */
   readonly appendOnly?: boolean;
   readonly appendFsync?: 'always' | 'everysec' | 'no';
+  /** Require this password (`--requirepass`); `url` does not carry it. */
+  readonly password?: string;
 }
 
 /**
@@ -93,6 +95,7 @@ export class RedisServer {
       'no',
       '--protected-mode',
       'no',
+      ...(this.options.password === undefined ? [] : ['--requirepass', this.options.password]),
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     return new Promise<void>((resolve, reject) => {

@@ -44,5 +44,23 @@ describe('session-hub serve: arguments', () => {
     expect(() => parseServeArgs(['--bogus'], {})).toThrow(UsageError);
     expect(() => parseServeArgs(['--port', 'http'], {})).toThrow(/invalid port/);
     expect(() => parseServeArgs([], { PORT: '70000' })).toThrow(/invalid port/);
+    expect(() => parseServeArgs(['--log-level', 'verbose'], {})).toThrow(/invalid log level "verbose"/);
+    expect(() => parseServeArgs([], { LOG_LEVEL: 'INFO' })).toThrow(UsageError);
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) {
+      expect(parseServeArgs(['--log-level', level], {})).toMatchObject({ logLevel: level });
+    }
+  });
+
+  it('refuses an empty flag value (--host "" would bind every interface) but lets an empty env value count as unset', () => {
+    for (const flag of ['--host', '--redis', '--key-prefix', '--node-name', '--port', '--log-level', '--auth-secret']) {
+      expect(() => parseServeArgs([flag, ''], {}), flag).toThrow(new UsageError(`${flag} must not be empty`));
+      expect(() => parseServeArgs([`${flag}=`], {}), `${flag}=`).toThrow(UsageError);
+    }
+    expect(parseServeArgs([], { HOST: '', REDIS_URL: '', KEY_PREFIX: '', NODE_NAME: '' })).toMatchObject({
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      keyPrefix: undefined,
+      nodeName: undefined,
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MATRIX, matrixTitle, TARGET, type MatrixCase } from './matrix.ts';
 import { startSecureHub, type SecureHub } from './secure-hub.ts';
@@ -95,6 +96,32 @@ describe('security matrix over HTTP', () => {
     expect(await response.json()).toMatchObject({
       error: { code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } },
     });
+  });
+
+  it('refuses two Authorization headers with 401 bad-auth-scheme, whichever comes first', async () => {
+    const reader = await secure.mint({ read: ['acme/*'] });
+    // fetch cannot send a header twice; node:http sends one header line per array element.
+    const get = (authorization: string[]) =>
+      new Promise<{ status: number | undefined; body: unknown }>((resolve, reject) => {
+        const sent = request(`${secure.hub.url}${eventsPath}`, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(text) as unknown }));
+        });
+        sent.setHeader('authorization', authorization);
+        sent.on('error', reject);
+        sent.end();
+      });
+    expect((await get([`Bearer ${reader}`])).status).toBe(200); // positive control
+    for (const headers of [
+      [`Bearer ${reader}`, 'Basic YWxpY2U6c2VjcmV0'],
+      ['Basic YWxpY2U6c2VjcmV0', `Bearer ${reader}`],
+      [`Bearer ${reader}`, `Bearer ${reader}`],
+    ]) {
+      const response = await get(headers);
+      expect(response.status).toBe(401);
+      expect(response.body).toMatchObject({ error: { code: 'UNAUTHORIZED', details: { reason: 'bad-auth-scheme' } } });
+    }
   });
 
   it('refused every case of the matrix', () => {
