@@ -150,11 +150,21 @@ export class SessionChannel {
     await this.#readForward(undefined);
   }
 
-  /** Read the head; on a new epoch (or the first time) take it and reset the listeners. True when it did. */
+  /**
+   * Read the head; on a new epoch (or the first time) take it and reset the listeners. True when it did. Also
+   * when the store, in the same epoch, holds fewer events than this node delivered (a failover to a replica that
+   * missed the last writes, a crash before fsync): the listeners hold events the log no longer has, and new ones
+   * will reuse those seqs, so they are reset (same epoch) and rebuild from seq 0 rather than merge two histories.
+   */
   async #adoptHead(reason: string): Promise<boolean> {
     const head = await this.#deps.store.head(this.sessionId);
     if (this.#closed) return true;
-    if (this.#initialized && head.epoch === this.#epoch) return false;
+    if (this.#initialized && head.epoch === this.#epoch) {
+      if (head.headSeq >= this.#lastSeq) return false;
+      this.#lastSeq = head.headSeq;
+      this.#reset(`the store lost events after seq ${head.headSeq} that this node had delivered (same epoch)`);
+      return true;
+    }
     const changed = this.#initialized;
     this.#epoch = head.epoch;
     this.#lastSeq = head.headSeq;
@@ -197,7 +207,7 @@ export class SessionChannel {
   }
 
   #reset(reason: string): void {
-    this.#deps.logger.warn({ sessionId: this.sessionId, epoch: this.#epoch, reason }, 'session epoch changed');
+    this.#deps.logger.warn({ sessionId: this.sessionId, epoch: this.#epoch, reason }, 'session subscribers reset');
     this.#deps.onReset(this.sessionId, this.#epoch);
     for (const listener of [...this.#listeners]) {
       try {

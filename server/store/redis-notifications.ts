@@ -126,7 +126,9 @@ export class RedisNotifications {
       this.#wasReady = true;
       return;
     }
-    // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile.
+    // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile. What was
+    // delivered is forgotten too: the store may have lost events (a failover), and their seqs will come again.
+    this.#delivered.clear();
     const sessions = [...this.#bySession.entries()];
     if (sessions.length === 0) return;
     const active = this.#subscribe(sessions.map(([, subscription]) => subscription));

@@ -1,0 +1,62 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisHubs, type RedisHubCluster } from '../helpers/hub.ts';
+import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const note = (n: number) => ({ type: 'test/n', data: { n } });
+
+/**
+ * The store loses the tail of a log but keeps its epoch (a failover to a replica that missed the last writes, a
+ * crash before fsync). A subscriber that had received the lost events must not keep them and then get new events
+ * under the same seqs: it is reset (same epoch) and rebuilt from what the store holds.
+ */
+describe('hub on Redis: subscribers of a log that lost its tail', () => {
+  let redis: RedisServer;
+  let cluster: RedisHubCluster;
+  let admin: Redis;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    cluster = await startRedisHubs(redis.url, { count: 1, keyPrefix: 'lts:' });
+    admin = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    admin.disconnect();
+    await cluster.close();
+    await redis.stop();
+  });
+
+  it('resets a live subscriber when the node reconnects to a store holding fewer events, then goes on', async () => {
+    const [node] = cluster.nodes;
+    const [store] = cluster.stores;
+    const writer = await RawHubClient.connect(node!.wsUrl);
+    const watcher = await RawHubClient.connect(node!.wsUrl);
+    const subscribed = await watcher.request({ type: 'subscribe', sessionId: 'tail' });
+    const epoch = subscribed.type === 'subscribed' ? subscribed.epoch : '';
+    await writer.request({ type: 'append', sessionId: 'tail', events: range(0, 9).map(note) });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 9));
+
+    // Keep seqs 0..4 only, as a replica that missed the last commit would; the epoch key stays.
+    const key = store!.keys('tail').log;
+    const kept = (await admin.xrangeBuffer(key, '-', '+')).slice(0, 5);
+    await admin.del(key);
+    for (const [id, fields] of kept) await admin.xadd(key, id.toString(), ...fields);
+    const seen = watcher.messages.length;
+    await admin.client('KILL', 'TYPE', 'pubsub'); // the node's notification connection drops and resyncs
+
+    const reset = await watcher.waitFor((m) => m.type === 'reset', { from: seen, timeoutMs: 15_000 });
+    expect(reset).toMatchObject({ type: 'reset', sessionId: 'tail', epoch });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 4), {
+      from: watcher.messages.indexOf(reset),
+    });
+    const ack = await writer.request({ type: 'append', sessionId: 'tail', events: [note(500)] });
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 5, epoch });
+    await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 5), {
+      from: watcher.messages.indexOf(reset),
+    });
+    expect(watcher.seqs('tail')).toEqual(range(0, 5));
+    expect(watcher.events('tail').map((event) => (event.data as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 500]);
+    await watcher.close();
+    await writer.close();
+  });
+});
