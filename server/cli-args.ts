@@ -12,6 +12,8 @@ export interface ServeOptions {
   readonly nodeName: string | undefined;
   /** Auth: open (no key) or JWT with the configured key (see server/auth/auth-config.ts). */
   readonly auth: AuthConfig;
+  /** Browser origins allowed to open a WebSocket (undefined: the default of `HubConfig.allowedOrigins`). */
+  readonly allowedOrigins: '*' | readonly string[] | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -26,6 +28,8 @@ Options:
   --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
   --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
+  --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
+                       ALLOWED_ORIGINS; default: any with auth, loopback pages only when open)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
@@ -57,6 +61,32 @@ function parsePort(text: string): number {
   return port;
 }
 
+/** `*`, or a comma-separated list of origins such as `https://app.example.com` (scheme://host[:port]). */
+function parseAllowedOrigins(text: string): '*' | readonly string[] {
+  if (text.trim() === '*') return '*';
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || parsed.origin !== origin.toLowerCase().replace(/\/+$/, '')) {
+      throw new UsageError(`invalid origin "${origin}" in --allowed-origins (expected scheme://host[:port])`);
+    }
+  }
+  if (origins.length === 0) throw new UsageError('--allowed-origins needs at least one origin, or *');
+  return origins;
+}
+
+function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  return text === undefined ? undefined : parse(text);
+}
+
 /** Parse `serve` arguments; returns 'help' for --help. Throws UsageError on bad input. */
 export function parseServeArgs(
   args: readonly string[],
@@ -73,6 +103,7 @@ export function parseServeArgs(
         'key-prefix': { type: 'string' },
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
+        'allowed-origins': { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -114,5 +145,6 @@ export function parseServeArgs(
     logLevel: parseLogLevel(values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info'),
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
+    allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
   };
 }

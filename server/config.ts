@@ -1,3 +1,4 @@
+import { originPolicy, type AllowedOrigins } from './origin-policy.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -97,6 +98,14 @@ export interface HubConfig {
   readonly protocolVersions?: readonly number[];
   /** Authentication and authorization hooks. Default: open (everyone may do everything). */
   readonly auth?: HubAuth;
+  /**
+   * Browser origins (`Origin` of the WebSocket upgrade) that may connect: `'*'`, or a list such as
+   * `['https://app.example.com']`; requests without an Origin (non-browser clients) always may. Default: any
+   * origin when `auth` is set; without auth (open), loopback origins only (`http://localhost:*`,
+   * `http://127.0.0.1:*`, `http://[::1]:*`), so that a web page cannot drive an open hub on its user's machine.
+   * Refused upgrades get 403.
+   */
+  readonly allowedOrigins?: AllowedOrigins;
   /** Resource limits; unset fields take `defaultLimits`. */
   readonly limits?: Partial<HubLimits>;
   /** Sessions whose validation state (a `Session`) is cached for appends. Default 1,000. */
@@ -121,6 +130,8 @@ export interface ResolvedHubConfig {
   readonly logLevel: string;
   readonly protocolVersions: readonly number[];
   readonly auth: HubAuth;
+  /** May a WebSocket upgrade with this `Origin` (undefined: none) connect? See `HubConfig.allowedOrigins`. */
+  readonly originAllowed: (origin: string | undefined) => boolean;
   readonly limits: HubLimits;
   readonly sessionCacheSize: number;
   readonly sessionCacheIdleMs: number;
@@ -143,6 +154,7 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     logLevel: config.logLevel ?? process.env['LOG_LEVEL'] ?? 'info',
     protocolVersions: config.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
     auth: config.auth ?? openAuth,
+    originAllowed: originPolicy(config.allowedOrigins, config.auth !== undefined && config.auth !== openAuth),
     limits: resolveLimits(config.limits),
     sessionCacheSize: config.sessionCacheSize ?? 1000,
     sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,

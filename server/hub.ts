@@ -144,6 +144,16 @@ export function createHub(input: HubConfig): Hub {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
+    const origin = request.headers.origin;
+    if (!config.originAllowed(origin)) {
+      logger.warn(
+        { origin, remote: request.socket.remoteAddress },
+        'WebSocket upgrade from a browser origin not allowed',
+      );
+      socket.on('error', () => socket.destroy());
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, request));
   });
 

@@ -1,5 +1,6 @@
 export * from './store/index.ts';
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
+export type { AllowedOrigins } from './origin-policy.ts';
 export {
   defaultLimits,
   openAuth,

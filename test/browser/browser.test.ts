@@ -70,11 +70,15 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     bundle = await bundlePage();
-    store = new MemoryStore();
-    hub = await startHub({ store });
-    client = new HubClient({ url: hub.wsUrl });
     server = createServer(serve);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    store = new MemoryStore();
+    // An open hub takes loopback pages only: the page on a non-loopback origin must be allowed by name.
+    const pageOrigins = [`http://127.0.0.1:${address.port}`, `http://${INSECURE_HOST}:${address.port}`];
+    hub = await startHub({ store, allowedOrigins: pageOrigins });
+    client = new HubClient({ url: hub.wsUrl });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);
 
