@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolveAuthConfig, type AuthConfig } from './auth/auth-config.ts';
+import { LOG_LEVELS } from './logger.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
 export interface ServeOptions {
@@ -44,9 +45,6 @@ Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and wr
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
-
-/** pino's levels; anything else makes pino throw when the logger is created. */
-const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 function parseLogLevel(text: string): string {
   if (!LOG_LEVELS.includes(text)) {
