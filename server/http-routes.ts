@@ -16,7 +16,7 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
     const { route, run } =
       url === undefined
         ? { route: 'unparsable', run: () => Promise.resolve(badTarget()) }
-        : routeOf(request.method ?? 'GET', url, request, deps);
+        : routeOf(routedMethod(request.method), url, request, deps);
     run()
       .catch((error: unknown) => errorReply(error, deps))
       .then((reply) => {
@@ -25,6 +25,7 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
         response.writeHead(reply.status, {
           'content-type': reply.contentType ?? 'application/json; charset=utf-8',
           'cache-control': 'no-store',
+          ...reply.headers,
         });
         response.end(text);
       })
@@ -84,9 +85,16 @@ function badTarget(): HttpReply {
   };
 }
 
+/** HEAD is served as GET (Node sends the headers and drops the body): load balancers probe health with it. */
+function routedMethod(method: string | undefined): string {
+  return method === undefined || method === 'HEAD' ? 'GET' : method;
+}
+
 function methodNotAllowed(allowed: string, route: string): HttpReply {
   const error = { code: HubErrorCode.BAD_REQUEST, message: `use ${allowed} on ${route}` };
-  return { status: 405, body: { error } };
+  const methods = allowed.split(',');
+  const allow = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
+  return { status: 405, body: { error }, headers: { allow } };
 }
 
 function errorReply(error: unknown, deps: HttpRoutesDeps): HttpReply {

@@ -28,6 +28,8 @@ export interface HttpReply {
   readonly status: number;
   readonly body: unknown;
   readonly contentType?: string;
+  /** More response headers (e.g. `allow` on a 405). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SessionRoute {

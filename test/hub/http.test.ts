@@ -165,7 +165,17 @@ describe('hub: HTTP API', () => {
     const missing = await fetch(`${hub.url}/nope`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as ErrorBody).error.code).toBe('NOT_FOUND');
-    expect((await fetch(`${hub.url}/healthz`, { method: 'POST' })).status).toBe(405);
+    const wrongMethod = await fetch(`${hub.url}/healthz`, { method: 'POST' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
+    const deleteOnly = await fetch(`${hub.url}/v1/sessions/x`, { method: 'PATCH' });
+    expect(deleteOnly.headers.get('allow')).toBe('GET, DELETE, HEAD');
+    // Load balancers probe with HEAD: the GET answer without its body.
+    for (const path of ['/healthz', '/readyz']) {
+      const probe = await fetch(`${hub.url}${path}`, { method: 'HEAD' });
+      expect(probe.status).toBe(200);
+      expect(await probe.text()).toBe('');
+    }
     expect((await fetch(`${hub.url}/v1/sessions/x`, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(`${hub.url}/v1/sessions`, { method: 'POST' })).status).toBe(405);
   });
