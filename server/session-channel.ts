@@ -89,6 +89,11 @@ export class SessionChannel {
     this.#background(() => this.#resync(reason), 'resync');
   }
 
+  /** `requestResync`, resolved once done (in order with the channel's other work); rejects when the store fails. */
+  resync(reason: string): Promise<void> {
+    return this.#enqueue(() => this.#resync(reason));
+  }
+
   close(): void {
     this.#closed = true;
     clearTimeout(this.#retryTimer);

@@ -119,6 +119,12 @@ export class Subscription implements ChannelListener {
    */
   async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
     this.#channel = channel;
+    if (params.epoch !== undefined && params.epoch !== channel.epoch) {
+      // The client holds an epoch this node's channel does not: either the client is behind (reset it), or the
+      // channel is (the epoch changed without a notice reaching this node). Never answer with a stale epoch.
+      const head = await this.#deps.store.head(this.sessionId);
+      if (head.epoch !== channel.epoch) await channel.resync('a subscriber holds an epoch this node has not seen');
+    }
     let storeHeadSeq = -1;
     if (params.fromSeq > channel.lastSeq + 1) {
       const claimsEpoch = params.epoch === undefined || params.epoch === channel.epoch;
