@@ -30,7 +30,7 @@ Options:
   --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
   --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
-                       ALLOWED_ORIGINS; default: any with auth, loopback pages only when open)
+                       ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)

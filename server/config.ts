@@ -100,7 +100,7 @@ export interface HubConfig {
   readonly auth?: HubAuth;
   /**
    * Browser origins (`Origin` of the WebSocket upgrade) that may connect: `'*'`, or a list such as
-   * `['https://app.example.com']`; requests without an Origin (non-browser clients) always may. Default: any
+   * `['https://app.example.com']`; requests without an Origin (non-browser clients) always may. Default: every
    * origin when `auth` is set; without auth (open), loopback origins only (`http://localhost:*`,
    * `http://127.0.0.1:*`, `http://[::1]:*`), so that a web page cannot drive an open hub on its user's machine.
    * Refused upgrades get 403.

@@ -3,7 +3,7 @@
  * are not browsers send none and are always let through: the check defends browsers' users, not the hub).
  *
  * A browser attaches no credentials of its own to a hub request (tokens travel in `hello` or the query string,
- * never in cookies), so a hub with auth needs no origin check. An OPEN hub (no auth) does: any web page its user
+ * never in cookies), so a hub with auth needs no origin check. An OPEN hub (no auth) does: every web page its user
  * visits could otherwise open `ws://127.0.0.1:8080/v1/ws` and read and write every session (cross-site WebSocket
  * hijacking). So the default is: with auth, any origin; open, loopback origins only.
  */
