@@ -1,8 +1,6 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisHubs, type RedisHubCluster } from '../helpers/hub.ts';
+import { describe, expect, it } from 'vitest';
+import { useRedisHubs } from '../helpers/redis-hubs.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const note = (n: number) => ({ type: 'test/n', data: { n } });
 
@@ -12,23 +10,11 @@ const note = (n: number) => ({ type: 'test/n', data: { n } });
  * under the same seqs: it is reset (same epoch) and rebuilt from what the store holds.
  */
 describe('hub on Redis: subscribers of a log that lost its tail', () => {
-  let redis: RedisServer;
-  let cluster: RedisHubCluster;
-  let admin: Redis;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { count: 1, keyPrefix: 'lts:' });
-    admin = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    admin.disconnect();
-    await cluster.close();
-    await redis.stop();
-  });
+  const fixture = useRedisHubs('lts:', 1);
 
   it('resets a live subscriber when the node reconnects to a store holding fewer events, then goes on', async () => {
-    const [node] = cluster.nodes;
-    const [store] = cluster.stores;
+    const [node] = fixture.cluster.nodes;
+    const [store] = fixture.cluster.stores;
     const writer = await RawHubClient.connect(node!.wsUrl);
     const watcher = await RawHubClient.connect(node!.wsUrl);
     const subscribed = await watcher.request({ type: 'subscribe', sessionId: 'tail' });
@@ -38,11 +24,11 @@ describe('hub on Redis: subscribers of a log that lost its tail', () => {
 
     // Keep seqs 0..4 only, as a replica that missed the last commit would; the epoch key stays.
     const key = store!.keys('tail').log;
-    const kept = (await admin.xrangeBuffer(key, '-', '+')).slice(0, 5);
-    await admin.del(key);
-    for (const [id, fields] of kept) await admin.xadd(key, id.toString(), ...fields);
+    const kept = (await fixture.admin.xrangeBuffer(key, '-', '+')).slice(0, 5);
+    await fixture.admin.del(key);
+    for (const [id, fields] of kept) await fixture.admin.xadd(key, id.toString(), ...fields);
     const seen = watcher.messages.length;
-    await admin.client('KILL', 'TYPE', 'pubsub'); // the node's notification connection drops and resyncs
+    await fixture.admin.client('KILL', 'TYPE', 'pubsub'); // the node's notification connection drops and resyncs
 
     const reset = await watcher.waitFor((m) => m.type === 'reset', { from: seen, timeoutMs: 15_000 });
     expect(reset).toMatchObject({ type: 'reset', sessionId: 'tail', epoch });

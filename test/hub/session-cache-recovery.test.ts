@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppendPipeline, type AppendInput } from '../../server/append-pipeline.ts';
 import { resolveLimits } from '../../server/config.ts';
 import { createLogger } from '../../server/logger.ts';
@@ -9,9 +8,8 @@ import type { EventDraft } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory-store.ts';
-import { startRedisHubs, type RedisHubCluster } from '../helpers/hub.ts';
+import { useRedisHubs } from '../helpers/redis-hubs.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const WAIT = { timeout: 10_000, interval: 20 };
 const message = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
@@ -67,23 +65,11 @@ describe('session cache: a store that lost events this node saw', () => {
 });
 
 describe('hub on Redis: the session cache is rebuilt when the store reconnects', () => {
-  let redis: RedisServer;
-  let cluster: RedisHubCluster;
-  let admin: Redis;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { keyPrefix: 'scr:' });
-    admin = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    admin.disconnect();
-    await cluster.close();
-    await redis.stop();
-  });
+  const fixture = useRedisHubs('scr:');
 
   it('never validates an append against events the store lost while the node was cut off', async () => {
-    const [nodeA, nodeB] = cluster.nodes;
-    const [storeA] = cluster.stores;
+    const [nodeA, nodeB] = fixture.cluster.nodes;
+    const [storeA] = fixture.cluster.stores;
     const writerA = await RawHubClient.connect(nodeA!.wsUrl);
     const writerB = await RawHubClient.connect(nodeB!.wsUrl);
     expect(await writerA.request({ type: 'append', sessionId: 'lost', events: [message('a')] })).toMatchObject({
@@ -93,8 +79,8 @@ describe('hub on Redis: the session cache is rebuilt when the store reconnects',
     // The store loses seq 0 (the epoch survives), and the nodes' Redis connections drop, as in a failover.
     let reconnected = 0;
     const stopWatching = storeA!.onReconnect(() => reconnected++);
-    await admin.del(storeA!.keys('lost').log);
-    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await fixture.admin.del(storeA!.keys('lost').log);
+    await fixture.admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
     await vi.waitFor(() => expect(reconnected).toBeGreaterThan(0), WAIT);
     stopWatching();
     // Node B writes a custom event at seq 0. Node A's cache thought seq 0 was a user message; after the

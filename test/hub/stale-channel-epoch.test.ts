@@ -1,35 +1,21 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisHubs, type RedisHubCluster } from '../helpers/hub.ts';
+import { describe, expect, it } from 'vitest';
+import { useRedisHubs } from '../helpers/redis-hubs.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 /**
  * A node whose channel missed an epoch change (the epoch key evicted or deleted: no notice is published) must not
  * answer a client holding the current epoch with the stale one (subscribed and reset under an epoch that is gone).
  */
 describe('hub on Redis: a subscriber holding a newer epoch than the node', () => {
-  let redis: RedisServer;
-  let cluster: RedisHubCluster;
-  let admin: Redis;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { keyPrefix: 'sce:' });
-    admin = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    admin.disconnect();
-    await cluster.close();
-    await redis.stop();
-  });
+  const fixture = useRedisHubs('sce:');
 
   it('is answered under the current epoch, with no reset', async () => {
-    const [nodeA, nodeB] = cluster.nodes;
+    const [nodeA, nodeB] = fixture.cluster.nodes;
     const watcherA = await RawHubClient.connect(nodeA!.wsUrl); // keeps node A's channel of the session open
     const subscribedA = await watcherA.request({ type: 'subscribe', sessionId: 's' });
     await watcherA.request({ type: 'append', sessionId: 's', events: [{ type: 'x/y', data: 1 }] });
     const stale = subscribedA.type === 'subscribed' ? subscribedA.epoch : '';
-    await admin.del(cluster.stores[0]!.keys('s').epoch); // gone without a notice
+    await fixture.admin.del(fixture.cluster.stores[0]!.keys('s').epoch); // gone without a notice
     const onB = await RawHubClient.connect(nodeB!.wsUrl);
     const subscribedB = await onB.request({ type: 'subscribe', sessionId: 's' });
     const current = subscribedB.type === 'subscribed' ? subscribedB.epoch : '';
