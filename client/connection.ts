@@ -2,7 +2,7 @@ import { CloseCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
 import type { AnnouncedLimits, ClientMessage, ServerMessage } from '../shared/protocol.ts';
 import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '../shared/timeout.ts';
 import { Emitter } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { RequestTracker } from './requests.ts';

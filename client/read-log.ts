@@ -1,7 +1,7 @@
 import type { SessionEvent } from '../shared/events.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '../shared/timeout.ts';
 
 /**
  * The whole log of a session as the hub holds it now: from this client's own subscription to it (from seq 0,

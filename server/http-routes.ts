@@ -3,7 +3,7 @@ import { HubErrorCode } from '../shared/index.ts';
 import { httpStatusOf, toHubError } from './hub-error.ts';
 import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './http-sessions.ts';
 import { requestUrl } from './request-url.ts';
-import { withTimeout } from './store/timeout.ts';
+import { withTimeout } from '../shared/timeout.ts';
 
 export type { HttpReply, HttpRoutesDeps } from './http-sessions.ts';
 

@@ -13,7 +13,7 @@ import { requestUrl } from './request-url.ts';
 import { requestToken } from './request-token.ts';
 import { ChannelRegistry } from './session-channel.ts';
 import { SessionCache } from './session-cache.ts';
-import { withTimeout } from './store/timeout.ts';
+import { withTimeout } from '../shared/timeout.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from './event-store.ts';
 import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '../../shared/timeout.ts';
 import type { StoreErrorReporter } from './watcher-registry.ts';
 import { WatcherRegistry } from './watcher-registry.ts';
 

@@ -35,7 +35,7 @@ import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
 import { checkGroupCommitRequest, checkReadRequest } from './request-check.ts';
 import { isSameBatch } from './same-batch.ts';
 import { validateSessionId } from './session-id.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '../../shared/timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from './watcher-registry.ts';
 
 export interface RedisStoreOptions {
