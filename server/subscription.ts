@@ -54,6 +54,13 @@ interface PageRead {
   readonly page: Promise<EncodedEventPage>;
 }
 
+/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`). */
+function pageBytes(page: EncodedEventPage): number {
+  let bytes = 0;
+  for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
+  return bytes;
+}
+
 /** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
 export type SubscriptionState = 'starting' | 'catching-up' | 'paused' | 'live' | 'closed';
 
@@ -279,9 +286,10 @@ export class Subscription implements ChannelListener {
     if (fresh > 0) {
       if (page.firstSeq !== this.#nextSeq)
         throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
-      this.#adaptReadLimit(page);
+      const bytes = pageBytes(page);
+      this.#adaptReadLimit(page.count, bytes);
       if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
-      this.#sendPage(page);
+      this.#sendPage(page, bytes);
       metrics.catchUpEvents.inc(fresh);
     }
     // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
@@ -309,10 +317,8 @@ export class Subscription implements ChannelListener {
    * Size the next reads to the events at hand: about four frames' worth of bytes (so a session of large events
    * is never read 1,000 events, hundreds of MB, at a time), at least one event, at most `pageSize`.
    */
-  #adaptReadLimit(page: EncodedEventPage): void {
-    let bytes = 0;
-    for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
-    const perEvent = Math.max(1, bytes / page.count);
+  #adaptReadLimit(count: number, bytes: number): void {
+    const perEvent = Math.max(1, bytes / count);
     const { pageSize, maxFrameBytes } = this.#deps;
     this.#readLimit = Math.max(1, Math.min(pageSize, Math.floor((4 * maxFrameBytes) / perEvent)));
   }
@@ -361,8 +367,16 @@ export class Subscription implements ChannelListener {
    * (100 MiB for `ws`) must never make a long log of large events impossible to replay. Binary frames are spliced
    * from the stored events (no decode and re-encode).
    */
-  #sendPage(page: EncodedEventPage): void {
+  #sendPage(page: EncodedEventPage, bytes: number): void {
     const { maxFrameBytes } = this.#deps;
+    if (bytes <= maxFrameBytes) this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page));
+    else this.#sendInFrames(page, maxFrameBytes);
+    this.#nextSeq = page.firstSeq + page.count;
+    this.#deps.metrics.hot.deliveries += page.count;
+  }
+
+  /** Cut a page bigger than `maxFrameBytes` into frames of at most that (one event at least). */
+  #sendInFrames(page: EncodedEventPage, maxFrameBytes: number): void {
     let start = 0;
     let bytes = 0;
     for (let index = 0; index < page.count; index++) {
@@ -374,8 +388,6 @@ export class Subscription implements ChannelListener {
       }
       bytes += size;
     }
-    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, start === 0 ? page : page.slice(start, page.count)));
-    this.#nextSeq = page.firstSeq + page.count;
-    this.#deps.metrics.hot.deliveries += page.count;
+    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, page.count)));
   }
 }

@@ -1,5 +1,8 @@
 import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
 import type { EventPage } from './event-store.ts';
+import { msgpackArrayHeader } from './msgpack-array-header.ts';
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * A page of a session's events for a reader that forwards them in msgpack (the hub's catch-up): the events of
@@ -37,7 +40,8 @@ export class DecodedEventPage implements EncodedEventPage {
   readonly firstSeq: number;
   readonly #events: readonly SessionEvent[];
 
-  #sizes: number[] | undefined;
+  /** Each event's msgpack, once `eventBytes` asked for sizes: `msgpack()` then joins these instead of encoding again. */
+  #encoded: Uint8Array[] | undefined;
 
   constructor(page: EventPage, fromSeq: number) {
     this.epoch = page.epoch;
@@ -47,8 +51,8 @@ export class DecodedEventPage implements EncodedEventPage {
   }
 
   eventBytes(index: number): number {
-    this.#sizes ??= this.#events.map((event) => encodeMsgpackValue(event).byteLength);
-    return this.#sizes[index] ?? 0;
+    this.#encoded ??= this.#events.map((event) => encodeMsgpackValue(event));
+    return this.#encoded[index]?.byteLength ?? 0;
   }
 
   slice(start: number, end: number): EncodedEventPage {
@@ -65,6 +69,8 @@ export class DecodedEventPage implements EncodedEventPage {
   }
 
   msgpack(head?: Uint8Array): Uint8Array {
+    const encoded = this.#encoded;
+    if (encoded !== undefined) return Buffer.concat([head ?? EMPTY, msgpackArrayHeader(encoded.length), ...encoded]);
     const events = encodeMsgpackValue(this.#events);
     return head === undefined ? events : Buffer.concat([head, events]);
   }

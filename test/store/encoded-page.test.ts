@@ -7,6 +7,7 @@ import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { MARKS_PER_BODY, scanEventBody, uintLength, writeUint } from '../../server/store/event-splice.ts';
 import { decodeStreamEntries, type RawStreamEntry } from '../../server/store/redis-entries.ts';
 import { encodedStreamPage } from '../../server/store/redis-encoded-page.ts';
+import { DecodedEventPage, type EncodedEventPage } from '../../server/store/encoded-page.ts';
 
 const TIME = 1_767_225_600_123; // beyond 32 bits: a float64 on the wire
 
@@ -37,6 +38,34 @@ function expectSameAsOldPath(entries: RawStreamEntry[], fromSeq = 0): void {
   expect(page.events()).toEqual(decodeStreamEntries('s', fromSeq, entries));
   expect(page.count).toBe(entries.length);
   expect(page.firstSeq).toBe(fromSeq);
+  expectSlicesAndSizes(page, entries, fromSeq);
+  // The memory engine's page over the same events: exact sizes, and the same bytes once it encoded them per event.
+  const decoded = new DecodedEventPage({ epoch: 'epoch', events: page.events() }, fromSeq);
+  const exact = page.events().map((event) => encodeMsgpackValue(event).byteLength);
+  expect(exact.map((_, index) => decoded.eventBytes(index))).toEqual(exact);
+  expect(Buffer.from(decoded.msgpack()).equals(Buffer.from(oldPath(entries, fromSeq)))).toBe(true);
+  expectSlicesAndSizes(decoded, entries, fromSeq);
+}
+
+/** Every cut of the page gives the bytes of its entries alone; `eventBytes` never undercounts an event. */
+function expectSlicesAndSizes(page: EncodedEventPage, entries: RawStreamEntry[], fromSeq: number): void {
+  const events = page.events();
+  events.forEach((event, index) => {
+    expect(page.eventBytes(index)).toBeGreaterThanOrEqual(encodeMsgpackValue(event).byteLength);
+  });
+  for (let cut = 0; cut <= entries.length; cut++) {
+    for (const [start, end] of [
+      [0, cut],
+      [cut, entries.length],
+    ] as const) {
+      const part = page.slice(start, end);
+      expect(part.count).toBe(end - start);
+      if (part.count === 0) continue;
+      expect(part.firstSeq).toBe(fromSeq + start);
+      const expected = oldPath(entries.slice(start, end), fromSeq + start);
+      expect(Buffer.from(part.msgpack()).equals(Buffer.from(expected))).toBe(true);
+    }
+  }
 }
 
 const utf8Cases = [
