@@ -1,4 +1,5 @@
 import { NOT_CANONICAL, scanJsonValue, scanSeq, scanUtf8 } from './msgpack-scan.ts';
+import { writeTag16, writeTag32 } from './msgpack-array-header.ts';
 
 /**
  * The wire encoding of a stored event, spliced from its stored body instead of decoded and encoded again.
@@ -132,20 +133,8 @@ export function writeUint(target: Uint8Array, pos: number, value: number): numbe
     target[pos + 1] = value;
     return pos + 2;
   }
-  if (value < 0x10000) {
-    target[pos] = 0xcd;
-    target[pos + 1] = value >> 8;
-    target[pos + 2] = value & 0xff;
-    return pos + 3;
-  }
-  if (value <= 0xffffffff) {
-    target[pos] = 0xce;
-    target[pos + 1] = value >>> 24;
-    target[pos + 2] = (value >>> 16) & 0xff;
-    target[pos + 3] = (value >>> 8) & 0xff;
-    target[pos + 4] = value & 0xff;
-    return pos + 5;
-  }
+  if (value < 0x10000) return writeTag16(target, pos, 0xcd, value);
+  if (value <= 0xffffffff) return writeTag32(target, pos, 0xce, value);
   target[pos] = 0xcb;
   float[0] = value;
   for (let index = 0; index < 8; index++) target[pos + 1 + index] = floatBytes[littleEndian ? 7 - index : index]!;
