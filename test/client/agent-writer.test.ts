@@ -211,44 +211,31 @@ describe('AgentWriter batches within the frame limit', () => {
 });
 
 describe('AgentWriter and appends sized to the limits a hub announces', () => {
-  let store: MemoryStore;
-  let hub: TestHub;
-  let client: HubClient;
-
-  beforeAll(async () => {
-    store = new MemoryStore();
-    hub = await startHub({ store, limits: { maxEventsPerAppend: 4 } });
-    client = new HubClient({ url: hub.wsUrl });
-  });
-  afterAll(async () => {
-    client.close();
-    await hub.close();
-    await store.close();
-  });
+  const fixture = useMemoryHubClient({ limits: { maxEventsPerAppend: 4 } });
 
   it('a writer with the default batch size (100) cuts its appends at the hub’s 4 events: all commit', async () => {
-    const writer = await AgentWriter.attach(client, 'writer/announced-1');
-    expect(client.maxEventsPerAppend).toBe(4);
+    const writer = await AgentWriter.attach(fixture.client, 'writer/announced-1');
+    expect(fixture.client.maxEventsPerAppend).toBe(4);
     const calls: Promise<SessionEvent>[] = [writer.startTurn(), writer.startStep()];
     for (let n = 0; n < 10; n++) calls.push(writer.streamChunk(`piece ${n} `));
     calls.push(writer.endTurn('completed'));
     await writer.flush();
     await Promise.all(calls);
-    const log = await store.read('writer/announced-1', 0, 100);
+    const log = await fixture.store.read('writer/announced-1', 0, 100);
     expect(log.map((event) => event.seq)).toEqual([...log.keys()]);
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
     expect(log).toHaveLength(14); // with batches of 100, the hub would have refused them all (BATCH_TOO_LARGE)
   });
 
   it('an append of more events than the hub announced fails at once with BATCH_TOO_LARGE, nothing sent', async () => {
-    await client.append('writer/announced-2', { type: 'x/y', data: 0 }); // connected: the limits are known
+    await fixture.client.append('writer/announced-2', { type: 'x/y', data: 0 }); // connected: the limits are known
     const drafts = Array.from({ length: 5 }, (_, n) => ({ type: 'x/y', data: n }));
-    await expect(client.append('writer/announced-2', drafts)).rejects.toMatchObject({
+    await expect(fixture.client.append('writer/announced-2', drafts)).rejects.toMatchObject({
       code: 'BATCH_TOO_LARGE',
       details: { events: 5, limit: 4 },
     });
-    expect(client.pendingAppends).toBe(0);
-    expect(await store.read('writer/announced-2', 0, 10)).toHaveLength(1);
+    expect(fixture.client.pendingAppends).toBe(0);
+    expect(await fixture.store.read('writer/announced-2', 0, 10)).toHaveLength(1);
   });
 });
 

@@ -1,9 +1,10 @@
 // Real hub nodes for the SDK tests, on top of test/helpers/hub.ts.
-import { afterAll, beforeAll } from 'vitest';
-import { HubClient } from '../../client/index.ts';
+import { HubClient, type HubClientOptions } from '../../client/index.ts';
 import { MemoryStore, RedisStore } from '../../server/index.ts';
 import type { EventStore, GroupCommitRequest, GroupCommitResult, Hub } from '../../server/index.ts';
+import type { HubConfig } from '../../server/config.ts';
 import { startHub } from '../helpers/hub.ts';
+import { suiteFixture } from '../helpers/suite-fixture.ts';
 
 export interface Node {
   readonly hub: Hub;
@@ -36,37 +37,28 @@ export interface MemoryHubFixture {
 }
 
 /**
- * For a describe block: one hub node on a memory store and one `HubClient` connected to it, started before the
- * block's tests and closed after them. Read the fields inside tests (they are set by `beforeAll`).
+ * For a describe block: one hub node on a memory store (with `hubConfig`) and one `HubClient` (with
+ * `clientOptions`) connected to it, started before the block's tests and closed after them. Read the fields inside
+ * tests (they are set by `beforeAll`).
  */
-export function useMemoryHubClient(): MemoryHubFixture {
-  let started: MemoryHubFixture | undefined;
-  const current = (): MemoryHubFixture => {
-    if (started === undefined) throw new Error('useMemoryHubClient: read the fixture inside a test');
-    return started;
-  };
-  beforeAll(async () => {
-    const store = memoryStore();
-    const node = await startNode(store);
-    started = { store, node, client: new HubClient({ url: node.wsUrl }) };
-  });
-  afterAll(async () => {
-    if (started === undefined) return;
-    started.client.close();
-    await started.node.hub.close();
-    await started.store.close();
-  });
-  return {
-    get store() {
-      return current().store;
+export function useMemoryHubClient(
+  hubConfig: Omit<HubConfig, 'store' | 'port'> = {},
+  clientOptions: Omit<HubClientOptions, 'url'> = {},
+): MemoryHubFixture {
+  return suiteFixture(
+    'useMemoryHubClient',
+    async () => {
+      const store = memoryStore();
+      const started = await startHub({ ...hubConfig, store });
+      const node = { hub: started.hub, port: started.port, wsUrl: started.wsUrl };
+      return { store, node, client: new HubClient({ ...clientOptions, url: node.wsUrl }) };
     },
-    get node() {
-      return current().node;
+    async ({ store, node, client }) => {
+      client.close();
+      await node.hub.close();
+      await store.close();
     },
-    get client() {
-      return current().client;
-    },
-  };
+  );
 }
 
 /** A memory store that holds its first commit until the test lets it go. */

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
 import { startRedisHubs, type RedisHubCluster } from './hub.ts';
 import { RedisServer } from './redis-server.ts';
+import { suiteFixture } from './suite-fixture.ts';
 
-/** What `useRedisHubs` gives a describe block (read it inside tests: it exists from `beforeAll` on). */
+/** What `useRedisHubs` gives a describe block. */
 export interface RedisHubsFixture {
   readonly redis: RedisServer;
   readonly cluster: RedisHubCluster;
@@ -16,31 +16,17 @@ export interface RedisHubsFixture {
  * and an admin connection, started before the tests and stopped after them.
  */
 export function useRedisHubs(keyPrefix: string, count = 2): RedisHubsFixture {
-  let started: RedisHubsFixture | undefined;
-  beforeAll(async () => {
-    const redis = await RedisServer.start();
-    const cluster = await startRedisHubs(redis.url, { count, keyPrefix });
-    started = { redis, cluster, admin: new Redis(redis.url) };
-  });
-  afterAll(async () => {
-    if (started === undefined) return;
-    started.admin.disconnect();
-    await started.cluster.close();
-    await started.redis.stop();
-  });
-  const get = (): RedisHubsFixture => {
-    if (started === undefined) throw new Error('useRedisHubs: read it inside a test (after beforeAll)');
-    return started;
-  };
-  return {
-    get redis() {
-      return get().redis;
+  return suiteFixture(
+    'useRedisHubs',
+    async () => {
+      const redis = await RedisServer.start();
+      const cluster = await startRedisHubs(redis.url, { count, keyPrefix });
+      return { redis, cluster, admin: new Redis(redis.url) };
     },
-    get cluster() {
-      return get().cluster;
+    async ({ redis, cluster, admin }) => {
+      admin.disconnect();
+      await cluster.close();
+      await redis.stop();
     },
-    get admin() {
-      return get().admin;
-    },
-  };
+  );
 }

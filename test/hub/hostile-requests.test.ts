@@ -1,7 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { describe, expect, it } from 'vitest';
+import { useMemoryHub } from '../helpers/hub.ts';
 
 /** Send raw bytes on a fresh TCP connection and collect what comes back until the hub closes it. */
 function exchange(port: number, request: string): Promise<string> {
@@ -37,38 +36,30 @@ const upgrade = (path: string) =>
 
 /** Request targets and resets any peer can send: each gets an answer (or nothing), never a crashed node. */
 describe('hub: hostile request targets and resets', () => {
-  let hub: TestHub;
-  const store = new MemoryStore();
-  beforeAll(async () => {
-    hub = await startHub({ store });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await store.close();
-  });
+  const fixture = useMemoryHub();
 
   it('answers 400 BAD_REQUEST to targets that are not URLs, on HTTP and on upgrades', async () => {
     for (const target of ['http://[', 'http://a:99999/x', '*']) {
-      const reply = await exchange(hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const reply = await exchange(fixture.hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(reply).toMatch(/^HTTP\/1\.1 400 /);
       expect(reply).toContain('"code":"BAD_REQUEST"');
-      expect(await exchange(hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await exchange(fixture.hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 400 /);
     }
-    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
   });
 
   it('reads targets starting with // as paths (they used to name a host, or crash the node)', async () => {
     for (const target of ['//[', '//a:99999/x', '//healthz']) {
-      const reply = await exchange(hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const reply = await exchange(fixture.hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(reply).toMatch(/^HTTP\/1\.1 404 /);
-      expect(await exchange(hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 404 /);
+      expect(await exchange(fixture.hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 404 /);
     }
-    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
   });
 
   it('survives peers that reset the connection while an upgrade is refused', async () => {
-    for (let round = 0; round < 50; round++) await resetRightAfter(hub.port, upgrade('/nope'));
-    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
-    expect(await exchange(hub.port, upgrade('/nope'))).toMatch(/^HTTP\/1\.1 404 /);
+    for (let round = 0; round < 50; round++) await resetRightAfter(fixture.hub.port, upgrade('/nope'));
+    expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
+    expect(await exchange(fixture.hub.port, upgrade('/nope'))).toMatch(/^HTTP\/1\.1 404 /);
   });
 });
