@@ -46,7 +46,7 @@ async function startServing(env: Record<string, string>) {
 describe('session-hub serve: auth flags', () => {
   it('parses the auth flags and env into an auth config', () => {
     const secret = randomSecret();
-    expect(parseServeArgs(['--auth-secret', secret, '--auth-issuer', 'id'], {})).toMatchObject({
+    expect(parseServeArgs([`--auth-secret=${secret}`, '--auth-issuer', 'id'], {})).toMatchObject({
       auth: { mode: 'token', key: { kind: 'secret', secret }, issuer: 'id' },
     });
     expect(parseServeArgs([], { AUTH_JWKS_FILE: '/k.json', REQUIRE_AUTH: 'true' })).toMatchObject({
