@@ -13,9 +13,9 @@ import {
   type AppendRequest,
   type ClientMessage,
 } from '../shared/index.ts';
-import { assertDraftSizes } from '../server/auth/event-size.ts';
+import { assertDraftSizes } from '../server/limits/event-size.ts';
 import { defaultLimits } from '../server/config.ts';
-import { encodeEventBody } from '../server/store/event-codec.ts';
+import { encodeEventBody } from '../server/store/codec/event-codec.ts';
 import { benchDraft } from './workload.ts';
 
 export interface AppendStepCost {

@@ -3,6 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../server/cli.ts');
+const { main } = await import('../server/cli/cli.ts');
 const code = await main(process.argv.slice(2));
 if (typeof code === 'number') process.exitCode = code;

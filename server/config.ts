@@ -1,11 +1,11 @@
-import { originPolicy, type AllowedOrigins } from './origin-policy.ts';
+import { originPolicy, type AllowedOrigins } from './ws/origin-policy.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/index.ts';
 import type { Logger } from './logger.ts';
 import type { EventStore } from './store/event-store.ts';
-import { checkLimits, DEFAULT_SECURITY_LIMITS, type SecurityLimits } from './auth/limits.ts';
+import { checkLimits, DEFAULT_SECURITY_LIMITS, type SecurityLimits } from './limits/limits.ts';
 
 /** What a caller wants to do to a session (the unit of authorization). */
 export type HubAction = 'read' | 'append' | 'admin';

@@ -3,16 +3,16 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/index.ts';
-import { AppendPipeline } from './append-pipeline.ts';
+import { AppendPipeline } from './append/pipeline.ts';
 import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
-import { Connection } from './connection.ts';
-import { createHttpHandler } from './http-routes.ts';
+import { Connection } from './ws/connection.ts';
+import { createHttpHandler } from './http/routes.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
-import { requestUrl } from './request-url.ts';
-import { requestToken } from './request-token.ts';
-import { ChannelRegistry } from './session-channel.ts';
-import { SessionCache } from './session-cache.ts';
+import { requestUrl } from './http/request-url.ts';
+import { requestToken } from './auth/request-token.ts';
+import { ChannelRegistry } from './fanout/session-channel.ts';
+import { SessionCache } from './append/session-cache.ts';
 import { withTimeout } from '../shared/timeout.ts';
 
 /** Path of the WebSocket endpoint. */

@@ -1,6 +1,6 @@
 export * from './store/index.ts';
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
-export type { AllowedOrigins } from './origin-policy.ts';
+export type { AllowedOrigins } from './ws/origin-policy.ts';
 export {
   defaultLimits,
   openAuth,
@@ -14,5 +14,6 @@ export {
 } from './config.ts';
 export { HubError, httpStatusOf, toHubError, type ErrorDetails } from './hub-error.ts';
 export { HubMetrics } from './metrics.ts';
-export { requestToken } from './request-token.ts';
+export { requestToken } from './auth/request-token.ts';
 export * from './auth/index.ts';
+export * from './limits/index.ts';

@@ -4,7 +4,7 @@ import { HubError } from '../hub-error.ts';
 import { AuthError, AuthFailureReason } from './auth-error.ts';
 import type { Authenticator, Principal } from './authenticator.ts';
 import { can, type Grants } from './grants.ts';
-import type { Clock } from './rate-limiter.ts';
+import type { Clock } from '../limits/rate-limiter.ts';
 
 /** The hub's principal for a verified token: the grants ride along for `authorize`. */
 export interface TokenPrincipal extends HubPrincipal {

@@ -1,5 +1,5 @@
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
-import type { EncodedEventPage } from './encoded-page.ts';
+import type { EncodedEventPage } from './codec/encoded-page.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
 export type { ValidatedDraft } from '../../shared/index.ts';

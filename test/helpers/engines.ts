@@ -1,6 +1,6 @@
 import type { EventStore } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer } from './redis-server.ts';
 
 /** A store engine for a suite: the store, and how to stop what it runs on (its own redis-server). */

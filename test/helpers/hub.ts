@@ -1,7 +1,7 @@
 import { createHub, type Hub, type HubAddress } from '../../server/hub.ts';
 import type { HubConfig } from '../../server/config.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { suiteFixture } from './suite-fixture.ts';
 
 /** A hub node started for a test on 127.0.0.1, port 0. */

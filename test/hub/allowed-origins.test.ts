@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { HubAuth } from '../../server/config.ts';
-import { parseServeArgs } from '../../server/cli-args.ts';
-import { isLoopbackOrigin, originPolicy } from '../../server/origin-policy.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { parseServeArgs } from '../../server/cli/cli-args.ts';
+import { isLoopbackOrigin, originPolicy } from '../../server/ws/origin-policy.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
 /** Open a WebSocket with the given Origin (none when undefined): 'open', or the HTTP status it was refused with. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../shared/index.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { StoreUnavailableError } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

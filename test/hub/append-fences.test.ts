@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppendFences, MAX_FENCED_KEYS_PER_SESSION } from '../../server/append-fence.ts';
+import { AppendFences, MAX_FENCED_KEYS_PER_SESSION } from '../../server/append/fence.ts';
 import { HubError } from '../../server/hub-error.ts';
 import { thrown } from '../helpers/thrown.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
 import type { HubAuth } from '../../server/config.ts';
 import { HubError } from '../../server/hub-error.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs, serveUsage, UsageError } from '../../server/cli-args.ts';
+import { parseServeArgs, serveUsage, UsageError } from '../../server/cli/cli-args.ts';
 
 describe('session-hub serve: arguments', () => {
   it('uses the defaults: port 8080, 127.0.0.1, memory engine, info logs', () => {

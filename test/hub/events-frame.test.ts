@@ -6,12 +6,12 @@ import {
   parseServerMessage,
   type SessionEvent,
 } from '../../shared/index.ts';
-import { CatchUpFrame, eventsFrameHead } from '../../server/events-frame.ts';
-import { encodeEventBody } from '../../server/store/event-codec.ts';
+import { CatchUpFrame, eventsFrameHead } from '../../server/fanout/events-frame.ts';
+import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import type { RawStreamEntry } from '../../server/store/redis-entries.ts';
-import { encodedStreamPage } from '../../server/store/redis-encoded-page.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import type { RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
+import { encodedStreamPage } from '../../server/store/redis/redis-encoded-page.ts';
 
 const drafts: ValidatedDraft[] = [
   { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { text: 'naïve café ☕ 🚀', i: 2 ** 53 - 1 } } },

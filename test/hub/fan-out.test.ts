@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LiveBatch } from '../../server/live-batch.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { LiveBatch } from '../../server/fanout/live-batch.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
 

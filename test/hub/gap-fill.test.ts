@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreWatchHandlers } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHub } from '../../server/hub.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 
 describe('createHub: configuration errors are clear at creation', () => {
   it('refuses an unknown log level (from logLevel or LOG_LEVEL) with a RangeError naming the levels', async () => {

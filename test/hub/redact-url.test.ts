@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../server/redact-url.ts';
+import { redactUrl } from '../../server/cli/redact-url.ts';
 
 describe('redactUrl', () => {
   it('hides the password of a URL, in the userinfo or a password parameter, and keeps the rest', () => {

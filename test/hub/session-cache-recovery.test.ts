@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AppendPipeline, type AppendInput } from '../../server/append-pipeline.ts';
+import { AppendPipeline, type AppendInput } from '../../server/append/pipeline.ts';
 import { resolveLimits } from '../../server/config.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
-import { SessionCache } from '../../server/session-cache.ts';
+import { SessionCache } from '../../server/append/session-cache.ts';
 import type { EventDraft } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
-import { MemoryBackend } from '../../server/store/memory-backend.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { useRedisHubs } from '../helpers/redis-hubs.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
-import { SessionCache } from '../../server/session-cache.ts';
+import { SessionCache } from '../../server/append/session-cache.ts';
 import type { EventPage } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 
 /** A store whose reads wait for `open()` while `gated` is set. */
 class GatedStore extends MemoryStore {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { startHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';

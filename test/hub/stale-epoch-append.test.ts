@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '../../shared/index.ts';
-import { MemoryBackend } from '../../server/store/memory-backend.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });

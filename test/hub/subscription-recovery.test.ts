@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ServerMessage, SessionEvent } from '../../shared/index.ts';
-import { LiveBatch } from '../../server/live-batch.ts';
+import { LiveBatch } from '../../server/fanout/live-batch.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
-import { ChannelRegistry } from '../../server/session-channel.ts';
+import { ChannelRegistry } from '../../server/fanout/session-channel.ts';
 import type { EventPage } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { Subscription, type SubscriberSink } from '../../server/subscription.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { Subscription, type SubscriberSink } from '../../server/fanout/subscription.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 

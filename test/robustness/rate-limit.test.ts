@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { RedisServer } from '../helpers/redis-server.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../shared/index.ts';
 import type { HubMetrics } from '../../server/metrics.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
 import { RedisServer } from '../helpers/redis-server.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseServeArgs, UsageError } from '../../server/cli-args.ts';
+import { parseServeArgs, UsageError } from '../../server/cli/cli-args.ts';
 import { randomSecret } from '../helpers/tokens.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));

@@ -5,7 +5,7 @@ import {
   type AuthenticatorOptions,
 } from '../../server/auth/index.ts';
 import type { HubConfig } from '../../server/config.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { asymmetricIssuer, type TestIssuer } from '../helpers/tokens.ts';

@@ -8,9 +8,9 @@ import type {
   StoreWatchHandlers,
   ValidatedDraft,
 } from '../../server/store/event-store.ts';
-import { MemoryBackend } from '../../server/store/memory-backend.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 /** A backend under test: `open()` gives a new store instance on it (another "hub node"). */

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session, freezeJson, jsonEquals, type EventDraft, type JsonValue } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 /** Any value the core accepts as lossless JSON, frozen by it (undefined when the core refuses it). */

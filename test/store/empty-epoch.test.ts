@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventStore } from '../../server/store/event-store.ts';
-import { MemoryBackend } from '../../server/store/memory-backend.ts';
-import { MemoryStore } from '../../server/store/memory-store.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { storeEngines, type Engine } from '../helpers/engines.ts';
 
 const WAIT = { timeout: 10_000, interval: 20 };

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { encodeMsgpackValue, freezeJson, type SurfaceOp } from '../../shared/index.ts';
-import { encodeEventBody } from '../../server/store/event-codec.ts';
+import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
-import { MARKS_PER_BODY, scanEventBody, uintLength, writeUint } from '../../server/store/event-splice.ts';
-import { decodeStreamEntries, type RawStreamEntry } from '../../server/store/redis-entries.ts';
-import { encodedStreamPage } from '../../server/store/redis-encoded-page.ts';
-import { DecodedEventPage, type EncodedEventPage } from '../../server/store/encoded-page.ts';
+import { MARKS_PER_BODY, scanEventBody, uintLength, writeUint } from '../../server/store/codec/event-splice.ts';
+import { decodeStreamEntries, type RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
+import { encodedStreamPage } from '../../server/store/redis/redis-encoded-page.ts';
+import { DecodedEventPage, type EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
 
 const TIME = 1_767_225_600_123; // beyond 32 bits: a float64 on the wire
 

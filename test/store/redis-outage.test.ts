@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CommittedBatch, ValidatedDraft } from '../../server/store/event-store.ts';
 import { StoreUnavailableError } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 const WAIT = { timeout: 15_000, interval: 50 };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer, type RedisServerOptions } from '../helpers/redis-server.ts';
 
 const WAIT = { timeout: 15_000, interval: 50 };

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CommittedBatch } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 const WAIT = { timeout: 15_000, interval: 50 };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../shared/index.ts';
 import { batchDigest } from '../../server/store/batch-digest.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { isSameBatch, jsonEqual } from '../../server/store/same-batch.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 

@@ -1,0 +1,18 @@
+import type { AppendOutcome } from './pipeline.ts';
+import type { HubMetrics } from '../metrics.ts';
+
+/** Run one append (socket or HTTP) and count it: result, events appended, duration. Errors pass through. */
+export async function measureAppend(metrics: HubMetrics, append: () => Promise<AppendOutcome>): Promise<AppendOutcome> {
+  const started = performance.now();
+  try {
+    const outcome = await append();
+    metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
+    if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
+    return outcome;
+  } catch (error) {
+    metrics.appends.inc({ result: 'error' });
+    throw error;
+  } finally {
+    metrics.appendDuration.observe((performance.now() - started) / 1000);
+  }
+}

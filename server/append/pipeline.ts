@@ -1,0 +1,385 @@
+import {
+  normalizeDraft,
+  HubErrorCode,
+  type EventDraft,
+  type SessionEvent,
+  type ValidatedDraft,
+} from '../../shared/index.ts';
+import { assertDraftSizes } from '../limits/event-size.ts';
+import type { HubLimits } from '../config.ts';
+import { HubError } from '../hub-error.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { CachedSession, SessionCache } from './session-cache.ts';
+import { planGroup, type GroupLimits, type PlannedAppend } from './group.ts';
+import { StoreUnavailableError, type CommitBatch, type EventStore } from '../store/event-store.ts';
+
+export interface AppendInput {
+  readonly sessionId: string;
+  readonly events: readonly EventDraft[];
+  readonly expectedSeq?: number | undefined;
+  readonly idempotencyKey?: string | undefined;
+}
+
+/** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
+export interface AppendOutcome {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly time: number;
+  readonly duplicate: boolean;
+  readonly events: readonly SessionEvent[] | undefined;
+}
+
+export interface AppendPipelineDeps {
+  readonly store: EventStore;
+  readonly cache: SessionCache;
+  readonly limits: HubLimits;
+  readonly retries: number;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+}
+
+/**
+ * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
+ * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
+ */
+function conflictBackoff(attempt: number): Promise<void> {
+  const ceilingMs = Math.min(64, 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+}
+
+/** One append waiting in its session's queue. */
+interface QueuedAppend extends PlannedAppend {
+  readonly input: AppendInput;
+  readonly whenReady: Promise<void>;
+  ready: boolean;
+  readyError: unknown;
+  /** The cache was refreshed for it: a second `expectedSeq` mismatch is final. */
+  refreshed: boolean;
+  /** Conflicting commits it took part in. */
+  conflicts: number;
+  readonly resolve: (outcome: AppendOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Appends, in call order per session, with group commit. Each session has a queue on this node and at most one
+ * commit in flight (so the node never conflicts with itself); while it is in flight, later appends queue up, and
+ * the next commit takes as many of them as validate in order (`planGroup`): one store round trip, one
+ * notification and one frame per subscriber for the whole group, one ack per append. Validation is the shared
+ * core's, against the cached session; the commit carries `expectedSeq` = the session's length and
+ * `expectedEpoch` = the epoch the session was built from. On a conflict (another node appended, or the session
+ * was deleted and rewritten) the node refreshes from the store, re-validates and retries (bounded, full-jitter
+ * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing of an append is
+ * written unless all of it is valid; an invalid append fails alone and the ones behind it go on.
+ */
+export class AppendPipeline {
+  readonly #queues = new Map<string, QueuedAppend[]>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #deps: AppendPipelineDeps;
+  readonly #groupLimits: GroupLimits;
+  #closing = false;
+
+  constructor(deps: AppendPipelineDeps) {
+    this.#deps = deps;
+    const { maxEventsPerAppend, maxFrameBytes } = deps.limits;
+    this.#groupLimits = { maxEvents: maxEventsPerAppend, maxBytes: maxFrameBytes };
+  }
+
+  /**
+   * Queue an append behind the session's earlier ones. `ready` (e.g. the caller's authorization) must resolve
+   * before the append may commit; the order of calls is the commit order even when `ready` settles out of order;
+   * when it rejects, the append fails with its error and nothing is written.
+   */
+  append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
+    ready.catch(() => undefined); // surfaced through the returned promise
+    if (this.#closing) return Promise.reject(new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down'));
+    const { maxEventsPerAppend } = this.#deps.limits;
+    if (input.events.length > maxEventsPerAppend) {
+      const details = { events: input.events.length, limit: maxEventsPerAppend };
+      const message = `an append may hold at most ${maxEventsPerAppend} events`;
+      return Promise.reject(new HubError(HubErrorCode.BATCH_TOO_LARGE, message, details));
+    }
+    let bytes: number;
+    try {
+      bytes = assertDraftSizes(input.events, this.#deps.limits);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const queued = this.#deps.metrics.appendsQueued;
+    queued.inc();
+    return new Promise<AppendOutcome>((resolve, reject) => {
+      const item: QueuedAppend = {
+        input,
+        whenReady: ready,
+        ready: false,
+        bytes,
+        readyError: undefined,
+        refreshed: false,
+        conflicts: 0,
+        resolve: (outcome) => {
+          queued.dec();
+          resolve(outcome);
+        },
+        reject: (error) => {
+          queued.dec();
+          reject(error);
+        },
+      };
+      ready.then(
+        () => {
+          item.ready = true;
+        },
+        (error: unknown) => {
+          item.readyError = error ?? new Error('not ready');
+        },
+      );
+      const queue = this.#queues.get(input.sessionId);
+      if (queue !== undefined) {
+        queue.push(item);
+        return;
+      }
+      this.#queues.set(input.sessionId, [item]);
+      const running = this.#drainQueue(input.sessionId).finally(() => this.#running.delete(running));
+      this.#running.add(running);
+    });
+  }
+
+  /** Refuse new appends and wait for the ones in flight. */
+  async drain(): Promise<void> {
+    this.#closing = true;
+    while (this.#running.size > 0) await Promise.all([...this.#running]);
+  }
+
+  /** Commit the session's queued appends, group by group, until the queue is empty. Never rejects. */
+  async #drainQueue(sessionId: string): Promise<void> {
+    const queue = this.#queues.get(sessionId)!;
+    try {
+      while (queue.length > 0) {
+        const head = queue[0]!;
+        await head.whenReady.catch(() => undefined);
+        if (!head.ready) {
+          settle(queue, head).reject(head.readyError);
+          continue;
+        }
+        let entry: CachedSession;
+        try {
+          entry = await this.#deps.cache.acquire(sessionId);
+        } catch (error) {
+          this.#fail(queue, [settle(queue, head)], error);
+          continue;
+        }
+        try {
+          await this.#step(queue, entry);
+        } catch (error) {
+          // A bug, not an outcome: fail the append it stopped at rather than the whole queue.
+          this.#deps.logger.error({ err: error, sessionId }, 'append pipeline step failed');
+          if (queue[0] === head) settle(queue, head).reject(error);
+        } finally {
+          this.#deps.cache.release(entry);
+        }
+      }
+    } finally {
+      this.#queues.delete(sessionId);
+    }
+  }
+
+  /** One planning and commit round: settles at least one append, or refreshes the cache (bounded by retries). */
+  async #step(queue: QueuedAppend[], entry: CachedSession): Promise<void> {
+    const plan = planGroup(queue, entry.session, this.#groupLimits);
+    switch (plan.kind) {
+      case 'seq-mismatch':
+        return this.#onSeqMismatch(queue, entry, plan.item);
+      case 'invalid': {
+        const { item, error } = plan;
+        settle(queue, item);
+        const duplicate = await this.#probeDuplicate(item.input).catch((probeError: unknown) => {
+          this.#fail(queue, [item], probeError);
+          return null;
+        });
+        if (duplicate === null) return;
+        if (duplicate !== undefined) item.resolve(duplicate);
+        else item.reject(error);
+        return;
+      }
+      case 'group':
+        try {
+          await this.#commitGroup(queue, entry, plan.items, plan.batches);
+        } catch (error) {
+          const unsettled = plan.items.filter((item) => queue.includes(item));
+          this.#fail(
+            queue,
+            unsettled.map((item) => settle(queue, item)),
+            error,
+          );
+        }
+    }
+  }
+
+  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    if (!item.refreshed) {
+      item.refreshed = true;
+      try {
+        await this.#deps.cache.refresh(entry);
+      } catch (error) {
+        this.#fail(queue, [settle(queue, item)], error);
+      }
+      return;
+    }
+    settle(queue, item);
+    try {
+      const duplicate = await this.#probeDuplicate(item.input);
+      if (duplicate !== undefined) return item.resolve(duplicate);
+      const nextSeq = entry.session.length;
+      item.reject(
+        seqConflict(`expectedSeq ${item.input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1),
+      );
+    } catch (error) {
+      this.#fail(queue, [item], error);
+    }
+  }
+
+  async #commitGroup(
+    queue: QueuedAppend[],
+    entry: CachedSession,
+    items: readonly QueuedAppend[],
+    batches: readonly CommitBatch[],
+  ): Promise<void> {
+    const { store, cache, metrics, retries } = this.#deps;
+    const { sessionId } = entry;
+    const expectedSeq = entry.session.length;
+    const result = await store.commitGroup({ sessionId, expectedSeq, expectedEpoch: entry.epoch, batches });
+    switch (result.status) {
+      case 'committed': {
+        const { epoch, events } = result;
+        metrics.groupCommitAppends.observe(items.length);
+        queue.splice(0, items.length); // a group is always the head of its queue
+        try {
+          cache.applyOwnCommit(entry, epoch, events);
+        } catch (error) {
+          // The cache disagreed with the store (it dropped the entry and rebuilds it on the next append); the
+          // appends are committed all the same, so they are acked, never answered with an error a client might
+          // retry without a key.
+          this.#deps.logger.error({ err: error, sessionId }, 'session cache rejected this node’s own commit');
+        }
+        let offset = 0;
+        items.forEach((item, index) => {
+          const mine = events.slice(offset, offset + batches[index]!.events.length);
+          offset += mine.length;
+          const { seq: firstSeq, time } = mine[0]!;
+          const lastSeq = mine[mine.length - 1]!.seq;
+          item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
+        });
+        return;
+      }
+      case 'keys-known':
+        result.keys.forEach((known, index) => {
+          if (known === undefined) return;
+          const item = settle(queue, items[index]!);
+          if (known.sameBatch) item.resolve(duplicateOutcome(sessionId, { epoch: result.epoch, ...known }));
+          else item.reject(idempotencyMismatch(known));
+        });
+        return;
+      case 'conflict': {
+        if (result.epoch === entry.epoch) {
+          // Appends positioned by the client at a head that moved cannot be retried elsewhere.
+          for (const item of items) {
+            if (item.input.expectedSeq === undefined) continue;
+            const message = `expectedSeq ${item.input.expectedSeq} does not match the head`;
+            settle(queue, item).reject(seqConflict(message, result.headSeq));
+          }
+        }
+        let attempt = 0;
+        for (const item of items) {
+          if (!queue.includes(item)) continue;
+          item.refreshed = true;
+          attempt = Math.max(attempt, item.conflicts);
+          if (++item.conflicts > retries) {
+            settle(queue, item).reject(seqConflict(`gave up after ${retries} conflicting retries`, result.headSeq));
+          }
+        }
+        if (result.epoch === entry.epoch) {
+          metrics.appendRetries.inc();
+          await conflictBackoff(attempt);
+        }
+        // Deleted (and maybe rewritten) since the entry was built: validate again on the new log.
+        if (result.epoch === entry.epoch && result.headSeq < expectedSeq - 1)
+          cache.storeLostEvents(entry, result.headSeq);
+        await cache.refresh(entry, result.epoch);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Fail `items` (already out of the queue) with `error`. When the store is unavailable, the appends queued behind
+   * them fail too (nothing of theirs was written): the clients re-send them in order, and none overtakes an
+   * earlier one that the store could not take.
+   */
+  #fail(queue: QueuedAppend[], items: readonly QueuedAppend[], error: unknown): void {
+    for (const item of items) item.reject(error);
+    if ((error as { code?: unknown } | null)?.code !== HubErrorCode.STORE_UNAVAILABLE) return;
+    const behind = queue.splice(0, queue.length);
+    const message = 'the store is unavailable (an earlier append of this session could not be committed)';
+    for (const item of behind) item.reject(new StoreUnavailableError(message, { cause: error }));
+  }
+
+  /**
+   * A retried append whose idempotency key already committed may no longer validate (or match `expectedSeq`) at
+   * the current head. Ask the store with an `expectedSeq` that can never commit: it answers `duplicate` (with the
+   * original seqs) when the key is known, else `conflict`.
+   */
+  async #probeDuplicate(input: AppendInput): Promise<AppendOutcome | undefined> {
+    if (input.idempotencyKey === undefined) return undefined;
+    let drafts: ValidatedDraft[];
+    try {
+      drafts = input.events.map(normalizeDraft);
+    } catch {
+      return undefined;
+    }
+    const result = await this.#deps.store.commit({
+      sessionId: input.sessionId,
+      expectedSeq: Number.MAX_SAFE_INTEGER,
+      events: drafts,
+      idempotencyKey: input.idempotencyKey,
+    });
+    switch (result.status) {
+      case 'duplicate':
+        return duplicateOutcome(input.sessionId, result);
+      case 'conflict':
+        return undefined;
+      case 'committed':
+        throw new HubError(HubErrorCode.INTERNAL, 'the store committed a probe at an impossible seq');
+      case 'idempotency-mismatch':
+        throw idempotencyMismatch(result);
+    }
+  }
+}
+
+/** Take a settled append out of its queue (and return it, to resolve or reject). */
+function settle(queue: QueuedAppend[], item: QueuedAppend): QueuedAppend {
+  const index = queue.indexOf(item);
+  if (index !== -1) queue.splice(index, 1);
+  return item;
+}
+
+function seqConflict(message: string, headSeq: number): HubError {
+  return new HubError(HubErrorCode.SEQ_CONFLICT, message, { headSeq });
+}
+
+function duplicateOutcome(
+  sessionId: string,
+  result: { readonly epoch: string; readonly firstSeq: number; readonly lastSeq: number; readonly time: number },
+): AppendOutcome {
+  const { epoch, firstSeq, lastSeq, time } = result;
+  return { sessionId, epoch, firstSeq, lastSeq, time, duplicate: true, events: undefined };
+}
+
+function idempotencyMismatch(result: { readonly firstSeq: number; readonly lastSeq: number }): HubError {
+  return new HubError(HubErrorCode.IDEMPOTENCY_MISMATCH, 'this idempotency key was used for a different batch', {
+    firstSeq: result.firstSeq,
+    lastSeq: result.lastSeq,
+  });
+}

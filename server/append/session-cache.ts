@@ -1,0 +1,253 @@
+import { HubErrorCode, Session, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { HubError } from '../hub-error.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { EventStore } from '../store/event-store.ts';
+
+/** Loads restarted because the session's epoch changed under them, before giving up. */
+const maxLoadAttempts = 8;
+
+function storedLogInvalid(sessionId: string): HubError {
+  return new HubError(HubErrorCode.INTERNAL, `the stored log of ${sessionId} does not match this node's state`);
+}
+
+/** The validation state of one session on this node: a `Session` rebuilt from the store, kept up to date. */
+export interface CachedSession {
+  readonly sessionId: string;
+  epoch: string;
+  session: Session;
+  /** The cache missed events (a gap in notifications): refresh from the store before the next use. */
+  stale: boolean;
+  /** The entry may not match the stored log (it failed validation, or the store lost events it holds): rebuild
+   * it from scratch before the next use rather than bring it forward. */
+  rebuild: boolean;
+  lastUsed: number;
+  /** Appends currently using the entry (never evicted while > 0). */
+  users: number;
+}
+
+export interface SessionCacheDeps {
+  readonly store: EventStore;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly pageSize: number;
+  readonly maxSessions: number;
+  readonly idleMs: number;
+}
+
+/**
+ * Sessions the append pipeline validates against, built from the store (`Session.fromLog`) on first use and
+ * brought forward with `applyCommitted` from this node's commits, the session channels' live batches, or a store
+ * read when a commit conflicts. Least recently used entries beyond `maxSessions`, and entries idle for `idleMs`,
+ * are dropped.
+ */
+export class SessionCache {
+  readonly #entries = new Map<string, CachedSession>();
+  readonly #deps: SessionCacheDeps;
+
+  constructor(deps: SessionCacheDeps) {
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry of a session (loaded from the store when missing, refreshed when stale), marked in use. */
+  async acquire(sessionId: string): Promise<CachedSession> {
+    let entry = this.#entries.get(sessionId);
+    if (entry === undefined) {
+      entry = await this.#load(sessionId);
+      const raced = this.#entries.get(sessionId);
+      if (raced !== undefined) entry = raced;
+      else this.#entries.set(sessionId, entry);
+    } else {
+      this.#entries.delete(sessionId);
+      this.#entries.set(sessionId, entry);
+    }
+    entry.users++;
+    entry.lastUsed = Date.now();
+    try {
+      if (entry.stale) await this.refresh(entry);
+    } catch (error) {
+      entry.users--;
+      throw error;
+    }
+    this.#evictOverflow();
+    return entry;
+  }
+
+  release(entry: CachedSession): void {
+    entry.users--;
+    entry.lastUsed = Date.now();
+  }
+
+  /**
+   * Bring the entry up to the store's head. `knownEpoch`: the store's current epoch when the caller just learned
+   * it (a commit conflict), which saves asking for the head. The entry is rebuilt from scratch instead
+   * when the epoch changed, when it was marked for a rebuild, when the store's head (same epoch) lies below the
+   * entry's (the store lost events this node saw: a failover to a lagging replica, a crash before fsync), and when
+   * stored events fail validation against it (the entry did not match the stored log). Every page is read with its
+   * epoch, so events of a newer epoch are never applied on top of the old one. A gap or epoch change reported by
+   * `apply` while the refresh runs keeps the entry stale. Throws INTERNAL when the stored log itself is invalid.
+   */
+  async refresh(entry: CachedSession, knownEpoch?: string): Promise<void> {
+    const { store, pageSize } = this.#deps;
+    entry.stale = false;
+    try {
+      const head = knownEpoch === undefined ? await store.head(entry.sessionId) : undefined;
+      const epoch = head?.epoch ?? knownEpoch;
+      if (entry.rebuild || epoch !== entry.epoch) return await this.#rebuild(entry);
+      if (head !== undefined && head.headSeq < entry.session.length - 1) {
+        this.storeLostEvents(entry, head.headSeq);
+        return await this.#rebuild(entry);
+      }
+      for (;;) {
+        const page = await store.readPage(entry.sessionId, entry.session.length, pageSize);
+        if (page.epoch !== entry.epoch) return await this.refresh(entry);
+        if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
+        if (page.events.length < pageSize) return;
+      }
+    } catch (error) {
+      entry.stale = true;
+      if (error instanceof HubError && error.code === HubErrorCode.INTERNAL) this.invalidate(entry.sessionId);
+      throw error;
+    }
+  }
+
+  /** Replace the entry's state with a fresh load of the stored log (INTERNAL when that log is itself invalid). */
+  async #rebuild(entry: CachedSession): Promise<void> {
+    let fresh: CachedSession;
+    try {
+      fresh = await this.#load(entry.sessionId);
+    } catch (error) {
+      if (!(error instanceof SessionLogError)) throw error;
+      this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'the stored log failed validation');
+      throw storedLogInvalid(entry.sessionId);
+    }
+    entry.epoch = fresh.epoch;
+    entry.session = fresh.session;
+    entry.rebuild = false;
+  }
+
+  /**
+   * Events this node just committed at `epoch` (the entry's epoch, checked by the store). Throws INTERNAL, and
+   * drops the entry, when they fail validation against the entry (the entry did not match the stored log).
+   */
+  applyOwnCommit(entry: CachedSession, epoch: string, events: readonly SessionEvent[]): void {
+    if (epoch !== entry.epoch) {
+      this.invalidate(entry.sessionId);
+      return;
+    }
+    if (this.#applyTo(entry, events, true) === 'invalid') {
+      this.invalidate(entry.sessionId);
+      throw storedLogInvalid(entry.sessionId);
+    }
+  }
+
+  /** Committed events of a session (from this node or the live stream); ignored when the session is not cached. */
+  apply(sessionId: string, epoch: string, events: readonly SessionEvent[]): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    if (epoch !== entry.epoch) {
+      entry.stale = true;
+      return;
+    }
+    this.#applyTo(entry, events);
+  }
+
+  /**
+   * The store answered a commit at `expectedSeq` with a head below it in the entry's own epoch: it lost events
+   * this node saw (a failover to a lagging replica, a crash before fsync). Rebuild the entry before its next use.
+   */
+  storeLostEvents(entry: CachedSession, storeHeadSeq: number): void {
+    this.#deps.logger.warn(
+      { sessionId: entry.sessionId, storeHeadSeq, cachedHeadSeq: entry.session.length - 1 },
+      'the store holds fewer events than this node saw in the same epoch (lost writes?): rebuilding from the store',
+    );
+    entry.stale = true;
+    entry.rebuild = true;
+  }
+
+  /** Forget a session (e.g. its epoch changed); an entry in use is marked for a rebuild before its next use. */
+  invalidate(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) return;
+    if (entry.users > 0) {
+      entry.stale = true;
+      entry.rebuild = true;
+    } else this.#entries.delete(sessionId);
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+
+  /** Drop entries unused for `idleMs`. */
+  sweep(now = Date.now()): void {
+    for (const [sessionId, entry] of this.#entries) {
+      if (entry.users === 0 && now - entry.lastUsed >= this.#deps.idleMs) this.#entries.delete(sessionId);
+    }
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+
+  /**
+   * The store's connection came back after an outage, and the store may have lost writes this node saw (see
+   * `EventStore.onReconnect`): every entry is rebuilt from the store before its next use. Idle entries are dropped.
+   */
+  storeReconnected(): void {
+    for (const sessionId of [...this.#entries.keys()]) this.invalidate(sessionId);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#deps.metrics.cachedSessions.set(0);
+  }
+
+  /** Apply events at the entry's end: 'gap' (marked stale) when they do not start there, 'invalid' when rejected. */
+  #applyTo(entry: CachedSession, events: readonly SessionEvent[], checked = false): 'applied' | 'gap' | 'invalid' {
+    const fresh = events.filter((event) => event.seq >= entry.session.length);
+    if (fresh.length === 0) return 'applied';
+    if (fresh[0]!.seq !== entry.session.length) {
+      entry.stale = true;
+      return 'gap';
+    }
+    try {
+      // This node's own commits were validated against this very session just before: no second content check.
+      if (checked) entry.session.applyChecked(fresh);
+      else entry.session.applyCommitted(fresh);
+      return 'applied';
+    } catch (error) {
+      this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'stored events failed validation');
+      entry.stale = true;
+      return 'invalid';
+    }
+  }
+
+  /** Build an entry from the store: the head's epoch, and every page read in that same epoch (else start over). */
+  async #load(sessionId: string): Promise<CachedSession> {
+    const { store, pageSize } = this.#deps;
+    for (let attempt = 0; attempt < maxLoadAttempts; attempt++) {
+      const head = await store.head(sessionId);
+      const events: SessionEvent[] = [];
+      let sameEpoch = true;
+      for (;;) {
+        const page = await store.readPage(sessionId, events.length, pageSize);
+        sameEpoch = page.epoch === head.epoch;
+        if (!sameEpoch) break;
+        events.push(...page.events);
+        if (page.events.length < pageSize) break;
+      }
+      if (sameEpoch) {
+        const session = Session.fromLog(events);
+        return { sessionId, epoch: head.epoch, session, stale: false, rebuild: false, lastUsed: 0, users: 0 };
+      }
+    }
+    throw new HubError(HubErrorCode.STORE_UNAVAILABLE, `the epoch of ${sessionId} kept changing while loading it`);
+  }
+
+  #evictOverflow(): void {
+    for (const [sessionId, entry] of this.#entries) {
+      if (this.#entries.size <= this.#deps.maxSessions) break;
+      if (entry.users === 0) this.#entries.delete(sessionId);
+    }
+    this.#deps.metrics.cachedSessions.set(this.#entries.size);
+  }
+}

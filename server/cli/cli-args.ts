@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import { resolveAuthConfig, type AuthConfig } from '../auth/auth-config.ts';
+import { LOG_LEVELS } from '../logger.ts';
+
+/** Options of `session-hub serve`, after flags and environment are merged (flags win). */
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Redis URL; undefined → the memory engine. */
+  readonly redisUrl: string | undefined;
+  readonly keyPrefix: string | undefined;
+  readonly logLevel: string;
+  readonly nodeName: string | undefined;
+  /** Auth: open (no key) or JWT with the configured key (see server/auth/auth-config.ts). */
+  readonly auth: AuthConfig;
+  /** Browser origins allowed to open a WebSocket (undefined: the default of `HubConfig.allowedOrigins`). */
+  readonly allowedOrigins: '*' | readonly string[] | undefined;
+}
+
+export const serveUsage = `Usage: session-hub serve [options]
+
+Starts a hub node: WebSocket protocol v1 on /v1/ws and the HTTP API on one port.
+
+Options:
+  --port <n>           TCP port (env PORT; default 8080; 0 = any free port)
+  --host <addr>        interface to bind (env HOST; default 127.0.0.1)
+  --redis <url>        Redis URL, e.g. redis://127.0.0.1:6379 (env REDIS_URL). Without it the
+                       memory engine is used: one process, nothing persisted.
+  --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
+  --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
+  --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
+  --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
+                       ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
+
+Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
+  --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
+  --auth-public-key <file>  PEM SPKI public key: RSA -> RS256, EC P-256 -> ES256 (env AUTH_PUBLIC_KEY_FILE)
+  --auth-jwks <file>        JSON Web Key Set of public keys, picked by kid (env AUTH_JWKS_FILE)
+  --auth-issuer <iss>       required iss claim (env AUTH_ISSUER)
+  --auth-audience <aud>     required aud claim (env AUTH_AUDIENCE)
+  --require-auth            refuse to start without a key (env REQUIRE_AUTH=1)
+  -h, --help           show this help
+`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+function parseLogLevel(text: string): string {
+  if (!LOG_LEVELS.includes(text)) {
+    throw new UsageError(`invalid log level "${text}" (one of ${LOG_LEVELS.join(', ')})`);
+  }
+  return text;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid port "${text}"`);
+  return port;
+}
+
+/** `*`, or a comma-separated list of origins such as `https://app.example.com` (scheme://host[:port]). */
+function parseAllowedOrigins(text: string): '*' | readonly string[] {
+  if (text.trim() === '*') return '*';
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || parsed.origin !== origin.toLowerCase().replace(/\/+$/, '')) {
+      throw new UsageError(`invalid origin "${origin}" in --allowed-origins (expected scheme://host[:port])`);
+    }
+  }
+  if (origins.length === 0) throw new UsageError('--allowed-origins needs at least one origin, or *');
+  return origins;
+}
+
+function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  return text === undefined ? undefined : parse(text);
+}
+
+/** Parse `serve` arguments; returns 'help' for --help. Throws UsageError on bad input. */
+export function parseServeArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        redis: { type: 'string' },
+        'key-prefix': { type: 'string' },
+        'log-level': { type: 'string' },
+        'node-name': { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        'auth-secret': { type: 'string' },
+        'auth-public-key': { type: 'string' },
+        'auth-jwks': { type: 'string' },
+        'auth-issuer': { type: 'string' },
+        'auth-audience': { type: 'string' },
+        'require-auth': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  // An empty environment value counts as unset, but an empty flag is a mistake (`--redis "$UNSET_VAR"`): taken
+  // literally it would bind every interface (--host), connect to the default Redis (--redis) or drop the auth key.
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '') throw new UsageError(`--${name} must not be empty`);
+  }
+  const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
+  const auth = resolveAuthConfig(
+    {
+      authSecret: values['auth-secret'],
+      authPublicKey: values['auth-public-key'],
+      authJwks: values['auth-jwks'],
+      authIssuer: values['auth-issuer'],
+      authAudience: values['auth-audience'],
+      requireAuth: values['require-auth'],
+    },
+    env,
+  );
+  if (!auth.ok) throw new UsageError(auth.error);
+  return {
+    port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
+    host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
+    redisUrl: values.redis ?? nonEmpty(env['REDIS_URL']),
+    keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
+    logLevel: parseLogLevel(values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info'),
+    nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
+    auth: auth.config,
+    allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
+  };
+}

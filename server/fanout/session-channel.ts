@@ -1,0 +1,271 @@
+import type { SessionEvent } from '../../shared/index.ts';
+import { LiveBatch } from './live-batch.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { CommittedBatch, EventStore } from '../store/event-store.ts';
+
+/** A local consumer of a session's live stream (a subscription). */
+export interface ChannelListener {
+  /** The next contiguous batch: `batch.firstSeq` is the previous batch's `lastSeq + 1`. */
+  onBatch(batch: LiveBatch): void;
+  /** The session's epoch changed (its data was lost): positions are void, restart from seq 0. */
+  onReset(epoch: string, reason: string): void;
+}
+
+export interface ChannelDeps {
+  readonly store: EventStore;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly pageSize: number;
+  /** Every batch the channel emits (keeps the append cache warm). */
+  readonly onCommitted: (sessionId: string, epoch: string, events: readonly SessionEvent[]) => void;
+  readonly onReset: (sessionId: string, epoch: string) => void;
+}
+
+const resyncRetryMs = 1000;
+
+/**
+ * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
+ * notifications (which may skip or repeat) into one contiguous, ordered stream of `LiveBatch`es: duplicates are
+ * dropped, gaps are filled from the store, an epoch change becomes `onReset`. Notifications are processed one at a
+ * time. State is small: the epoch, the last emitted seq, the listeners.
+ */
+export class SessionChannel {
+  readonly sessionId: string;
+  /** Resolves once the head is known; rejects when the store could not be reached. */
+  readonly ready: Promise<void>;
+  #epoch = '';
+  #lastSeq = -1;
+  #initialized = false;
+  #failed = false;
+  #closed = false;
+  #queue: Promise<void> = Promise.resolve();
+  #retryTimer: NodeJS.Timeout | undefined;
+  readonly #listeners = new Set<ChannelListener>();
+  readonly #deps: ChannelDeps;
+  readonly #stopWatch: () => void;
+
+  constructor(sessionId: string, deps: ChannelDeps) {
+    this.sessionId = sessionId;
+    this.#deps = deps;
+    this.#stopWatch = deps.store.watch(sessionId, {
+      onCommitted: (batch) => this.#background(() => this.#onCommitted(batch), 'notification'),
+      onResync: () => this.requestResync('store resync'),
+    });
+    this.ready = this.#enqueue(() => this.#init());
+    this.ready.catch(() => {
+      this.#failed = true;
+    });
+  }
+
+  /** Epoch of the session as last seen by this channel. */
+  get epoch(): string {
+    return this.#epoch;
+  }
+
+  /** Seq of the last event emitted (or the head when the channel started). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  add(listener: ChannelListener): void {
+    this.#listeners.add(listener);
+  }
+
+  remove(listener: ChannelListener): void {
+    this.#listeners.delete(listener);
+  }
+
+  /** Re-read the store from the last seq (and re-check the epoch), e.g. when a subscriber saw newer events. */
+  requestResync(reason: string): void {
+    this.#background(() => this.#resync(reason), 'resync');
+  }
+
+  /** `requestResync`, resolved once done (in order with the channel's other work); rejects when the store fails. */
+  resync(reason: string): Promise<void> {
+    return this.#enqueue(() => this.#resync(reason));
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    this.#stopWatch();
+  }
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  #background(task: () => Promise<void>, what: string): void {
+    this.#enqueue(task).catch((error: unknown) => {
+      this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, `session channel ${what} failed`);
+      this.#scheduleResync();
+    });
+  }
+
+  #scheduleResync(): void {
+    if (this.#closed || this.#retryTimer !== undefined) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (!this.#closed) this.requestResync('retry after store error');
+    }, resyncRetryMs);
+    this.#retryTimer.unref();
+  }
+
+  async #init(): Promise<void> {
+    const head = await this.#deps.store.head(this.sessionId);
+    this.#epoch = head.epoch;
+    this.#lastSeq = head.headSeq;
+    this.#initialized = true;
+  }
+
+  async #onCommitted(batch: CommittedBatch): Promise<void> {
+    if (this.#closed || !this.#initialized) return;
+    if (batch.epoch !== this.#epoch) {
+      await this.#resync('epoch changed');
+      return;
+    }
+    const firstNew = batch.events.findIndex((event) => event.seq > this.#lastSeq);
+    if (firstNew === -1) return;
+    const fresh = batch.events.slice(firstNew);
+    if (fresh[0]!.seq > this.#lastSeq + 1) {
+      this.#deps.metrics.gapFills.inc();
+      await this.#readForward(fresh[0]!.seq - 1);
+      if (batch.epoch !== this.#epoch) return; // the gap fill found a new epoch (and reset)
+    }
+    const rest = fresh.filter((event) => event.seq > this.#lastSeq);
+    if (rest.length === 0) return;
+    if (rest[0]!.seq === this.#lastSeq + 1) this.#emit(rest);
+    else await this.#resync('store could not fill a gap');
+  }
+
+  async #resync(reason: string): Promise<void> {
+    if (this.#closed) return;
+    if (await this.#adoptHead(reason)) return;
+    await this.#readForward(undefined);
+  }
+
+  /**
+   * Read the head; on a new epoch (or the first time) take it and reset the listeners. True when it did. Also
+   * when the store, in the same epoch, holds fewer events than this node delivered (a failover to a replica that
+   * missed the last writes, a crash before fsync): the listeners hold events the log no longer has, and new ones
+   * will reuse those seqs, so they are reset (same epoch) and rebuild from seq 0 rather than merge two histories.
+   */
+  async #adoptHead(reason: string): Promise<boolean> {
+    const head = await this.#deps.store.head(this.sessionId);
+    if (this.#closed) return true;
+    if (this.#initialized && head.epoch === this.#epoch) {
+      if (head.headSeq >= this.#lastSeq) return false;
+      this.#lastSeq = head.headSeq;
+      this.#reset(`the store lost events after seq ${head.headSeq} that this node had delivered (same epoch)`);
+      return true;
+    }
+    const changed = this.#initialized;
+    this.#epoch = head.epoch;
+    this.#lastSeq = head.headSeq;
+    this.#initialized = true;
+    if (changed) this.#reset(reason);
+    return true;
+  }
+
+  /** Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. */
+  async #readForward(untilSeq: number | undefined): Promise<void> {
+    const { store, pageSize } = this.#deps;
+    while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
+      const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
+      if (this.#closed) return;
+      if (page.epoch !== this.#epoch) {
+        await this.#adoptHead('the store holds another epoch');
+        return;
+      }
+      const { events } = page;
+      if (events.length === 0) return;
+      if (events[0]!.seq !== this.#lastSeq + 1) {
+        throw new Error(`store read from ${this.#lastSeq + 1} started at ${events[0]!.seq}`);
+      }
+      this.#emit(events);
+      if (events.length < pageSize) return;
+    }
+  }
+
+  #emit(events: readonly SessionEvent[]): void {
+    this.#lastSeq = events[events.length - 1]!.seq;
+    this.#deps.onCommitted(this.sessionId, this.#epoch, events);
+    const batch = new LiveBatch(this.sessionId, events);
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener.onBatch(batch);
+      } catch (error) {
+        this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on a batch');
+      }
+    }
+  }
+
+  #reset(reason: string): void {
+    this.#deps.logger.warn({ sessionId: this.sessionId, epoch: this.#epoch, reason }, 'session subscribers reset');
+    this.#deps.onReset(this.sessionId, this.#epoch);
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener.onReset(this.#epoch, reason);
+      } catch (error) {
+        this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on reset');
+      }
+    }
+  }
+}
+
+/** The node's channels: one per watched session, created on first use, closed when its last listener leaves. */
+export class ChannelRegistry {
+  readonly #channels = new Map<string, SessionChannel>();
+  readonly #deps: ChannelDeps;
+
+  constructor(deps: ChannelDeps) {
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  /** Add `listener` to the session's channel (watching it first if needed) and wait until the head is known. */
+  async acquire(sessionId: string, listener: ChannelListener): Promise<SessionChannel> {
+    let channel = this.#channels.get(sessionId);
+    if (channel === undefined || channel.failed) {
+      channel = new SessionChannel(sessionId, this.#deps);
+      this.#channels.set(sessionId, channel);
+      this.#deps.metrics.watchedSessions.set(this.#channels.size);
+    }
+    channel.add(listener);
+    try {
+      await channel.ready;
+    } catch (error) {
+      this.release(channel, listener);
+      throw error;
+    }
+    return channel;
+  }
+
+  release(channel: SessionChannel, listener: ChannelListener): void {
+    channel.remove(listener);
+    if (channel.listenerCount > 0) return;
+    channel.close();
+    if (this.#channels.get(channel.sessionId) === channel) this.#channels.delete(channel.sessionId);
+    this.#deps.metrics.watchedSessions.set(this.#channels.size);
+  }
+
+  closeAll(): void {
+    for (const channel of this.#channels.values()) channel.close();
+    this.#channels.clear();
+    this.#deps.metrics.watchedSessions.set(0);
+  }
+}

@@ -1,0 +1,393 @@
+import { HubErrorCode, type ServerMessage } from '../../shared/index.ts';
+import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
+import { HubError } from '../hub-error.ts';
+import type { LiveBatch } from './live-batch.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { ChannelListener, SessionChannel } from './session-channel.ts';
+import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
+import type { EventStore } from '../store/event-store.ts';
+
+/** Where a subscription writes (the connection). Frames go out in call order. */
+export interface SubscriberSink {
+  send(message: ServerMessage): void;
+  /** Send an `events` frame: a live batch (its shared, pre-encoded frame) or a catch-up page. */
+  sendBatch(batch: EventsFrame): void;
+  /** The connection's outbound queue is over its bound (a slow consumer): push no more events for now. */
+  readonly behind: boolean;
+  /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
+  whenDrained(): Promise<void>;
+  /** The connection is closing (or cut as a slow consumer): nothing sent reaches the client any more. */
+  readonly closing: boolean;
+}
+
+export interface SubscriptionDeps {
+  readonly store: EventStore;
+  readonly sink: SubscriberSink;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  /** Most events per catch-up read. */
+  readonly pageSize: number;
+  /**
+   * Bound of one catch-up `events` frame (bytes, about; at least one event each): pages are cut into frames of at
+   * most this, and reads shrink so that one read holds about four frames' worth. The node's `maxFrameBytes`.
+   */
+  readonly maxFrameBytes: number;
+  readonly maxBufferedLiveEvents: number;
+}
+
+export interface SubscribeParams {
+  readonly requestId: number;
+  readonly sessionId: string;
+  readonly fromSeq: number;
+  readonly epoch: string | undefined;
+}
+
+const retryMinMs = 100;
+const retryMaxMs = 5000;
+
+/** A catch-up read: the page from `fromSeq` of at most `limit` events (a short page means the log's end). */
+interface PageRead {
+  readonly generation: number;
+  readonly fromSeq: number;
+  readonly limit: number;
+  readonly page: Promise<EncodedEventPage>;
+}
+
+/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`). */
+function pageBytes(page: EncodedEventPage): number {
+  let bytes = 0;
+  for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
+  return bytes;
+}
+
+/** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
+export type SubscriptionState = 'starting' | 'catching-up' | 'paused' | 'live' | 'closed';
+
+/** The error of a subscribe whose subscription was unsubscribed before it started (nothing was sent). */
+export function unsubscribedMeanwhile(sessionId: string): HubError {
+  return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
+ * with no gap and no duplicate at the hand-over.
+ *
+ * The listener is on the channel before the first read, so every live batch committed during catch-up is
+ * buffered (a bounded suffix of the channel's contiguous stream). When a store read comes back short, the
+ * subscriber goes live if the buffer covers everything from its next seq up to the channel's last seq (sending
+ * the buffered part it has not read), else it reads again. Live, a batch that overlaps what was sent is trimmed;
+ * one that starts past the next seq (cannot happen with a contiguous channel, but is cheap to handle) sends the
+ * subscriber back to catch-up.
+ */
+export class Subscription implements ChannelListener {
+  readonly sessionId: string;
+  #state: SubscriptionState = 'starting';
+  #nextSeq: number;
+  /** The epoch of the events this subscriber is sent (the channel's, as of `subscribed` or the last reset). */
+  #epoch = '';
+  #buffer: LiveBatch[] = [];
+  #bufferedEvents = 0;
+  #generation = 0;
+  /** A catch-up page being read ahead of its step (see `#readAhead`). */
+  #ahead: PageRead | undefined;
+  /** Events per catch-up read: `pageSize`, less when the events are large (see `#adaptReadLimit`). */
+  #readLimit: number;
+  #channel: SessionChannel | undefined;
+  readonly #deps: SubscriptionDeps;
+
+  constructor(params: Pick<SubscribeParams, 'sessionId' | 'fromSeq'>, deps: SubscriptionDeps) {
+    this.#readLimit = deps.pageSize;
+    this.sessionId = params.sessionId;
+    this.#nextSeq = params.fromSeq;
+    this.#deps = deps;
+  }
+
+  get state(): SubscriptionState {
+    return this.#state;
+  }
+
+  /** Next seq this subscriber will be sent. */
+  get nextSeq(): number {
+    return this.#nextSeq;
+  }
+
+  /**
+   * Answer the subscribe request (`subscribed`, or `reset` first when the epoch differs) and start the catch-up.
+   * Throws SEQ_OUT_OF_RANGE (nothing sent) when `fromSeq` lies beyond the head + 1.
+   *
+   * `subscribed.headSeq` is never below the store's head when `fromSeq` is ahead of this node's channel (the
+   * head is read then): a subscriber that moved from a node that was further ahead is not told that the log is
+   * shorter than what it holds.
+   */
+  async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
+    this.#channel = channel;
+    if (params.epoch !== undefined && params.epoch !== channel.epoch) {
+      // The client holds an epoch this node's channel does not: either the client is behind (reset it), or the
+      // channel is (the epoch changed without a notice reaching this node). Never answer with a stale epoch.
+      const head = await this.#deps.store.head(this.sessionId);
+      if (head.epoch !== channel.epoch) await channel.resync('a subscriber holds an epoch this node has not seen');
+    }
+    let storeHeadSeq = -1;
+    if (params.fromSeq > channel.lastSeq + 1) {
+      const claimsEpoch = params.epoch === undefined || params.epoch === channel.epoch;
+      const head = await this.#deps.store.head(this.sessionId);
+      if (claimsEpoch && params.fromSeq > head.headSeq + 1) {
+        throw new HubError(
+          HubErrorCode.SEQ_OUT_OF_RANGE,
+          `fromSeq ${params.fromSeq} lies beyond the head + 1 (${head.headSeq + 1})`,
+          { headSeq: head.headSeq },
+        );
+      }
+      if (head.epoch === channel.epoch) storeHeadSeq = head.headSeq;
+    }
+    if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
+    // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
+    this.#epoch = channel.epoch;
+    const epochChanged = params.epoch !== undefined && params.epoch !== channel.epoch;
+    this.#deps.sink.send({
+      type: 'subscribed',
+      id: params.requestId,
+      sessionId: this.sessionId,
+      epoch: channel.epoch,
+      headSeq: Math.max(channel.lastSeq, storeHeadSeq),
+    });
+    if (epochChanged) {
+      this.#sendReset(channel.epoch, `epoch ${params.epoch ?? ''} is no longer valid`);
+      this.#nextSeq = 0;
+    }
+    this.#startCatchUp();
+  }
+
+  onBatch(batch: LiveBatch): void {
+    // Paused (slow consumer): drop live batches, the catch-up re-reads them from the store once drained.
+    if (this.#state === 'closed' || this.#state === 'paused') return;
+    if (this.#state !== 'live') {
+      this.#bufferBatch(batch);
+      return;
+    }
+    if (batch.lastSeq < this.#nextSeq) return;
+    if (batch.firstSeq > this.#nextSeq) {
+      this.#deps.logger.warn(
+        { sessionId: this.sessionId, nextSeq: this.#nextSeq, firstSeq: batch.firstSeq },
+        'live gap: catching up from the store',
+      );
+      this.#bufferBatch(batch);
+      this.#startCatchUp();
+      return;
+    }
+    if (this.#deps.sink.behind) {
+      // Slow consumer: stop pushing live events; catch up from the store at the client's own pace.
+      this.#deps.metrics.slowConsumerPauses.inc();
+      this.#startCatchUp();
+      return;
+    }
+    this.#sendBatch(batch);
+  }
+
+  onReset(epoch: string, reason: string): void {
+    if (this.#state === 'closed') return;
+    // Batches buffered so far belong to the old epoch: never send them.
+    this.#buffer = [];
+    this.#bufferedEvents = 0;
+    // While starting, `start` reads the channel's (new) epoch itself.
+    if (this.#state === 'starting') return;
+    this.#epoch = epoch;
+    this.#sendReset(epoch, reason);
+    this.#nextSeq = 0;
+    this.#startCatchUp();
+  }
+
+  close(): void {
+    this.#state = 'closed';
+    this.#generation++;
+    this.#ahead = undefined;
+    this.#buffer = [];
+  }
+
+  #sendReset(epoch: string, reason: string): void {
+    this.#deps.metrics.resets.inc();
+    this.#deps.sink.send({ type: 'reset', sessionId: this.sessionId, epoch, reason });
+  }
+
+  #bufferBatch(batch: LiveBatch): void {
+    this.#buffer.push(batch);
+    this.#bufferedEvents += batch.events.length;
+    while (this.#bufferedEvents > this.#deps.maxBufferedLiveEvents && this.#buffer.length > 1) {
+      this.#bufferedEvents -= this.#buffer.shift()!.events.length;
+    }
+  }
+
+  #startCatchUp(): void {
+    this.#state = 'catching-up';
+    const generation = ++this.#generation;
+    this.#catchUp(generation).catch((error: unknown) => {
+      this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'catch-up failed');
+    });
+  }
+
+  /**
+   * Page the store from `nextSeq` until the subscriber can go live. Any failure (store down, a page that does not
+   * start at `nextSeq`) is logged and the read is retried with backoff: a catch-up never stops half-way. A page of
+   * another epoch is never sent: the channel re-checks the head (and resets this subscriber) meanwhile.
+   */
+  async #catchUp(generation: number): Promise<void> {
+    let retryMs = retryMinMs;
+    const { sink } = this.#deps;
+    while (generation === this.#generation) {
+      // A closing connection (a slow consumer cut, a GOING_AWAY) would only drop the pages: stop reading them.
+      if (sink.closing) return;
+      if (sink.behind) {
+        this.#state = 'paused';
+        this.#buffer = [];
+        this.#bufferedEvents = 0;
+        await sink.whenDrained();
+        if (generation !== this.#generation || sink.closing) return;
+        this.#state = 'catching-up';
+      }
+      try {
+        const waitMs = await this.#catchUpStep();
+        if (waitMs === 'live') return;
+        retryMs = retryMinMs;
+        if (waitMs > 0) await pause(waitMs);
+      } catch (error) {
+        if (generation !== this.#generation) return;
+        this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
+        await pause(retryMs);
+        retryMs = Math.min(retryMs * 2, retryMaxMs);
+      }
+    }
+  }
+
+  /**
+   * One store read: returns 'live' once live, else how long to wait before the next read. After a full page the
+   * next one is read ahead while this one is sent (Redis reads while the hub splices and writes).
+   */
+  async #catchUpStep(): Promise<'live' | number> {
+    const { metrics } = this.#deps;
+    const generation = this.#generation;
+    const read = this.#readPage(this.#nextSeq);
+    const page = await read.page;
+    if (generation !== this.#generation) return 0;
+    if (page.epoch !== this.#epoch) {
+      this.#channel!.requestResync('catch-up read another epoch');
+      return retryMinMs;
+    }
+    if (this.#deps.sink.behind) {
+      // The client fell behind while the page was read: keep it for after the drain (nothing more is queued).
+      this.#ahead = read;
+      return 0;
+    }
+    const fresh = page.count;
+    if (fresh > 0) {
+      if (page.firstSeq !== this.#nextSeq)
+        throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
+      const bytes = pageBytes(page);
+      this.#adaptReadLimit(page.count, bytes);
+      if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
+      this.#sendPage(page, bytes);
+      metrics.catchUpEvents.inc(fresh);
+    }
+    // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
+    if (this.#deps.sink.behind) return 0;
+    if (fresh < read.limit && this.#tryGoLive()) return 'live';
+    if (fresh > 0) return 0;
+    // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
+    // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
+    this.#channel!.requestResync('catch-up found nothing where the live stream has events');
+    return retryMinMs;
+  }
+
+  /** The page from `fromSeq`: the one read ahead for it in this generation, else a new read. */
+  #readPage(fromSeq: number): PageRead {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
+    this.#deps.metrics.catchUpReads.inc();
+    const limit = this.#readLimit;
+    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
+    return { generation: this.#generation, fromSeq, limit, page };
+  }
+
+  /**
+   * Size the next reads to the events at hand: about four frames' worth of bytes (so a session of large events
+   * is never read 1,000 events, hundreds of MB, at a time), at least one event, at most `pageSize`.
+   */
+  #adaptReadLimit(count: number, bytes: number): void {
+    const perEvent = Math.max(1, bytes / count);
+    const { pageSize, maxFrameBytes } = this.#deps;
+    this.#readLimit = Math.max(1, Math.min(pageSize, Math.floor((4 * maxFrameBytes) / perEvent)));
+  }
+
+  /**
+   * Start reading the page from `fromSeq` now. The log of an epoch never changes, and the page is epoch-checked
+   * like any other, so reading it early is safe; a read-ahead that fails fails the step that uses it (retried).
+   */
+  #readAhead(fromSeq: number): void {
+    this.#deps.metrics.catchUpReads.inc();
+    const limit = this.#readLimit;
+    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
+    page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
+    this.#ahead = { generation: this.#generation, fromSeq, limit, page };
+  }
+
+  /**
+   * Go live if the buffer covers nextSeq..channel.lastSeq; returns false when another store read is needed.
+   * `live.headSeq` is the last seq sent before it: ≥ the store's head as of the last catch-up read, ≥ the
+   * channel's last seq, and ≥ `fromSeq - 1` of an accepted subscribe.
+   */
+  #tryGoLive(): boolean {
+    const channel = this.#channel!;
+    const target = channel.lastSeq;
+    const pending = this.#buffer.filter((batch) => batch.lastSeq >= this.#nextSeq);
+    this.#buffer = [];
+    this.#bufferedEvents = 0;
+    if (target >= this.#nextSeq && (pending.length === 0 || pending[0]!.firstSeq > this.#nextSeq)) return false;
+    for (const batch of pending) this.#sendBatch(batch);
+    this.#state = 'live';
+    this.#deps.sink.send({ type: 'live', sessionId: this.sessionId, headSeq: this.#nextSeq - 1 });
+    if (this.#nextSeq - 1 > channel.lastSeq) channel.requestResync('a subscriber read past the live stream');
+    return true;
+  }
+
+  #sendBatch(batch: LiveBatch): void {
+    const part = batch.from(this.#nextSeq);
+    if (part === undefined) return;
+    this.#deps.sink.sendBatch(part);
+    this.#nextSeq = part.lastSeq + 1;
+    this.#deps.metrics.hot.deliveries += part.events.length;
+  }
+
+  /**
+   * Send a catch-up page, in frames of at most `maxFrameBytes` (about; one event at least): a client's frame limit
+   * (100 MiB for `ws`) must never make a long log of large events impossible to replay. Binary frames are spliced
+   * from the stored events (no decode and re-encode).
+   */
+  #sendPage(page: EncodedEventPage, bytes: number): void {
+    const { maxFrameBytes } = this.#deps;
+    if (bytes <= maxFrameBytes) this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page));
+    else this.#sendInFrames(page, maxFrameBytes);
+    this.#nextSeq = page.firstSeq + page.count;
+    this.#deps.metrics.hot.deliveries += page.count;
+  }
+
+  /** Cut a page bigger than `maxFrameBytes` into frames of at most that (one event at least). */
+  #sendInFrames(page: EncodedEventPage, maxFrameBytes: number): void {
+    let start = 0;
+    let bytes = 0;
+    for (let index = 0; index < page.count; index++) {
+      const size = page.eventBytes(index);
+      if (index > start && bytes + size > maxFrameBytes) {
+        this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, index)));
+        start = index;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, page.count)));
+  }
+}

@@ -1,0 +1,204 @@
+import type { IncomingMessage } from 'node:http';
+import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
+import type { AppendPipeline } from '../append/pipeline.ts';
+import type { HubAction, HubAuth, HubLimits } from '../config.ts';
+import { readBody } from './body.ts';
+import { HubError } from '../hub-error.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import { requestToken } from '../auth/request-token.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { measureAppend } from '../append/append-metrics.ts';
+import { requestUrl } from './request-url.ts';
+
+export interface HttpRoutesDeps {
+  readonly store: EventStore;
+  readonly pipeline: AppendPipeline;
+  readonly auth: HubAuth;
+  readonly limits: HubLimits;
+  readonly metrics: HubMetrics;
+  readonly logger: Logger;
+  readonly nodeName: string;
+  readonly isShuttingDown: () => boolean;
+  /** A session was deleted through this node: drop what the node holds for it. */
+  readonly onSessionDeleted: (sessionId: string) => void;
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly contentType?: string;
+  /** More response headers (e.g. `allow` on a 405). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface SessionRoute {
+  readonly route: string;
+  readonly allowed: string;
+  readonly run: () => Promise<HttpReply>;
+}
+
+/** Session id used to authorize the admin listing (which concerns no one session). */
+export const ALL_SESSIONS = '*';
+
+const sessionsPath = '/v1/sessions';
+const defaultPageLimit = 100;
+
+/**
+ * The session routes: `GET /v1/sessions` (admin: list), `GET|DELETE /v1/sessions/:id` (head; admin: delete),
+ * `GET|POST /v1/sessions/:id/events` (page; append). Session ids are percent-encoded path segments.
+ */
+export function sessionRoute(
+  method: string,
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+): SessionRoute | undefined {
+  const path = url.pathname;
+  if (path === sessionsPath) {
+    return { route: 'GET /v1/sessions', allowed: 'GET', run: () => listSessions(request, deps) };
+  }
+  if (!path.startsWith(`${sessionsPath}/`)) return undefined;
+  const rest = path.slice(sessionsPath.length + 1);
+  if (rest.endsWith('/events')) {
+    const rawId = rest.slice(0, -'/events'.length);
+    if (method === 'POST') {
+      return {
+        route: 'POST /v1/sessions/:id/events',
+        allowed: 'GET,POST',
+        run: () => appendEvents(rawId, request, deps),
+      };
+    }
+    return {
+      route: 'GET /v1/sessions/:id/events',
+      allowed: 'GET,POST',
+      run: () => readEvents(rawId, url, request, deps),
+    };
+  }
+  if (method === 'DELETE') {
+    return { route: 'DELETE /v1/sessions/:id', allowed: 'GET,DELETE', run: () => deleteSession(rest, request, deps) };
+  }
+  return { route: 'GET /v1/sessions/:id', allowed: 'GET,DELETE', run: () => sessionHead(rest, request, deps) };
+}
+
+function decodeSessionId(rawSessionId: string): string {
+  let sessionId: string;
+  try {
+    sessionId = decodeURIComponent(rawSessionId);
+  } catch {
+    throw new HubError(HubErrorCode.BAD_REQUEST, 'the session id is not valid percent-encoding');
+  }
+  if (sessionId.length === 0) throw new HubError(HubErrorCode.BAD_REQUEST, 'the session id is empty');
+  return sessionId;
+}
+
+async function authorize(
+  request: IncomingMessage,
+  sessionId: string,
+  action: HubAction,
+  deps: HttpRoutesDeps,
+): Promise<void> {
+  const principal = await deps.auth.authenticate(requestToken(request), {
+    transport: 'http',
+    headers: request.headers,
+    url: request.url ?? '/',
+    remoteAddress: request.socket.remoteAddress,
+  });
+  if (!(await deps.auth.authorize(principal, action, sessionId))) {
+    throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
+  }
+}
+
+async function authorized(
+  request: IncomingMessage,
+  rawSessionId: string,
+  action: HubAction,
+  deps: HttpRoutesDeps,
+): Promise<string> {
+  const sessionId = decodeSessionId(rawSessionId);
+  await authorize(request, sessionId, action, deps);
+  return sessionId;
+}
+
+/**
+ * `GET /v1/sessions`: every session (admin on `*`); `?prefix=acme/`: the sessions under `acme/` (admin on
+ * `acme/*`, a tenant administrator). The prefix must end with `/`, as grant patterns do.
+ */
+async function listSessions(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const prefix = requestUrl(request)?.searchParams.get('prefix') ?? null;
+  if (prefix !== null && (!prefix.endsWith('/') || prefix.length < 2 || prefix.length > 512)) {
+    throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "prefix" must end with "/" (e.g. "acme/")');
+  }
+  await authorize(request, prefix === null ? ALL_SESSIONS : `${prefix}*`, 'admin', deps);
+  const all = await deps.store.listSessions(prefix ?? '');
+  const sessions = prefix === null ? all : all.filter((id) => id.length > prefix.length);
+  return { status: 200, body: { sessions: sessions.sort() } };
+}
+
+async function deleteSession(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'admin', deps);
+  const deleted = await deps.store.deleteSession(sessionId);
+  deps.onSessionDeleted(sessionId);
+  deps.logger.info({ sessionId, deleted }, 'session deleted');
+  return { status: deleted ? 200 : 404, body: { sessionId, deleted } };
+}
+
+async function sessionHead(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'read', deps);
+  const head = await deps.store.head(sessionId);
+  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq } };
+}
+
+function queryIndex(url: URL, name: string, fallback: number): number {
+  const text = url.searchParams.get(name);
+  if (text === null) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) {
+    throw new HubError(HubErrorCode.BAD_REQUEST, `query parameter "${name}" must be a non-negative integer`);
+  }
+  return value;
+}
+
+async function readEvents(
+  rawSessionId: string,
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'read', deps);
+  const from = queryIndex(url, 'from', 0);
+  const limit = Math.min(queryIndex(url, 'limit', defaultPageLimit), deps.limits.catchUpPageSize);
+  if (limit < 1) throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "limit" must be at least 1');
+  const head = await deps.store.head(sessionId);
+  if (from > head.headSeq + 1) {
+    const message = `from ${from} lies beyond the head + 1 (${head.headSeq + 1})`;
+    throw new HubError(HubErrorCode.SEQ_OUT_OF_RANGE, message, { headSeq: head.headSeq });
+  }
+  const events = await deps.store.read(sessionId, from, limit);
+  const next = events.length === 0 ? from : events[events.length - 1]!.seq + 1;
+  const headSeq = Math.max(head.headSeq, next - 1);
+  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq, events, next } };
+}
+
+async function appendEvents(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const body = await readBody(request, deps.limits.maxFrameBytes);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HubError(
+      HubErrorCode.BAD_REQUEST,
+      'the body must be an object { events, expectedSeq?, idempotencyKey? }',
+    );
+  }
+  const headerKey = request.headers['idempotency-key'];
+  const message = parseClientMessage({
+    idempotencyKey: typeof headerKey === 'string' ? headerKey : undefined,
+    ...body,
+    type: 'append',
+    id: 0,
+    sessionId,
+  });
+  if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
+  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append(message));
+  const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
+  return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
+}

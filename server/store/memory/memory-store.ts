@@ -1,0 +1,167 @@
+import type { SessionEvent } from '../../../shared/index.ts';
+import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
+import { decodeEventBody, encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
+import {
+  StoreUnavailableError,
+  type CommitRequest,
+  type CommitResult,
+  type EventPage,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KnownKey,
+  type SessionHead,
+  type StoreWatchHandlers,
+} from '../event-store.ts';
+import { MemoryBackend } from './memory-backend.ts';
+import { groupOfOne, singleResult } from '../group-commit.ts';
+import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
+import { isSameBatch } from '../same-batch.ts';
+import { validateSessionId } from '../session-id.ts';
+import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
+
+export interface MemoryStoreOptions {
+  /** Share one backend between several stores to model several hub nodes on one store. Default: a private one. */
+  readonly backend?: MemoryBackend;
+  /**
+   * Lifetime of the epoch of a session nobody wrote, for the private backend (see `MemoryBackendOptions`; with a
+   * shared `backend`, set it there). Default 1 hour.
+   */
+  readonly emptySessionEpochTtlMs?: number;
+  /** Where errors thrown by watch handlers go. Default: a process warning. */
+  readonly onError?: StoreErrorReporter;
+}
+
+/**
+ * The embedded engine: one process, nothing persisted. Same semantics as the Redis engine: a random epoch per
+ * session, idempotency keys kept for the session's lifetime (with the batch digest check), conflicts on an
+ * `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are stored as
+ * copies that went through the Redis engine's binary encoding, so both engines return identical values.
+ */
+export class MemoryStore implements EventStore {
+  readonly engine = 'memory';
+  readonly backend: MemoryBackend;
+  readonly #watchers: WatcherRegistry;
+  readonly #stopListening: () => void;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    if (options.backend !== undefined && options.emptySessionEpochTtlMs !== undefined) {
+      throw new TypeError('emptySessionEpochTtlMs belongs to the shared backend: set it on the MemoryBackend');
+    }
+    this.backend =
+      options.backend ??
+      new MemoryBackend(
+        options.emptySessionEpochTtlMs === undefined ? {} : { emptySessionEpochTtlMs: options.emptySessionEpochTtlMs },
+      );
+    this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
+    this.#stopListening = this.backend.listen({
+      committed: (batch) => this.#watchers.deliver(batch),
+      deleted: (sessionId) => this.#watchers.resync([sessionId]),
+    });
+  }
+
+  async head(sessionId: string): Promise<SessionHead> {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    const session = this.backend.session(sessionId);
+    return { epoch: session.epoch, headSeq: session.events.length - 1 };
+  }
+
+  async commit(request: CommitRequest): Promise<CommitResult> {
+    return singleResult(await this.commitGroup(groupOfOne(request)));
+  }
+
+  async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    this.#checkOpen();
+    checkGroupCommitRequest(request);
+    const session = this.backend.session(request.sessionId);
+    const { epoch } = session;
+    const keys = request.batches.map((batch): KnownKey | undefined => {
+      const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
+      if (record === undefined) return undefined;
+      const { firstSeq, lastSeq, time } = record;
+      const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
+      return { firstSeq, lastSeq, time, sameBatch };
+    });
+    if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch, keys };
+    const firstSeq = session.events.length;
+    const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
+    if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
+    const time = Date.now();
+    const events: SessionEvent[] = [];
+    for (const batch of request.batches) {
+      const batchFirstSeq = firstSeq + events.length;
+      for (const draft of batch.events) {
+        const stored = decodeEventBody(encodeEventBody(draft), 'memory');
+        events.push(toSessionEvent(stored, firstSeq + events.length, time));
+      }
+      if (batch.idempotencyKey !== undefined) {
+        const lastSeq = firstSeq + events.length - 1;
+        session.idempotency.set(batch.idempotencyKey, { firstSeq: batchFirstSeq, lastSeq, time });
+      }
+    }
+    for (const event of events) session.events.push(event);
+    if (events.length > 0) this.backend.written(session);
+    this.backend.publish({ sessionId: request.sessionId, epoch, events });
+    return { status: 'committed', epoch, events };
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    this.#checkOpen();
+    checkReadRequest(sessionId, fromSeq, limit);
+    return this.backend.peek(sessionId)?.events.slice(fromSeq, fromSeq + limit) ?? [];
+  }
+
+  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+    this.#checkOpen();
+    checkReadRequest(sessionId, fromSeq, limit);
+    const session = this.backend.peek(sessionId);
+    return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
+  }
+
+  /** `readPage`, encoded on demand (subclasses that override `readPage` are read through it). */
+  async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
+    return new DecodedEventPage(await this.readPage(sessionId, fromSeq, limit), fromSeq);
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    this.#watchers.add(sessionId, handlers);
+    return () => {
+      this.#watchers.remove(sessionId, handlers);
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.#checkOpen();
+  }
+
+  /** The memory engine has no connection to lose: `listener` is never called. */
+  onReconnect(listener: () => void): () => void {
+    void listener;
+    return () => undefined;
+  }
+
+  async listSessions(prefix = ''): Promise<string[]> {
+    this.#checkOpen();
+    return this.backend.sessionIds().filter((sessionId) => sessionId.startsWith(prefix));
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.#checkOpen();
+    validateSessionId(sessionId);
+    return this.backend.delete(sessionId);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopListening();
+    this.#watchers.clear();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StoreUnavailableError('the store is closed');
+  }
+}

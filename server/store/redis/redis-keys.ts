@@ -1,0 +1,48 @@
+import { StoreRequestError } from '../event-store.ts';
+
+/** Default key prefix of the Redis engine. */
+export const DEFAULT_KEY_PREFIX = 'sh:';
+
+/**
+ * The Redis key names of one session. All share the hash tag `{<sessionId>}` (session ids never contain braces),
+ * so they live in one Cluster slot and the commit script may touch them together.
+ */
+export interface SessionKeys {
+  /** Stream of the session's events; entry id `<seq>-1`. */
+  readonly log: string;
+  /** String: the session's epoch. */
+  readonly epoch: string;
+  /** Hash: idempotency key → `firstSeq:lastSeq:time:digest`. */
+  readonly idempotency: string;
+  /** Pub/sub channel of committed batches (same tag, so sharded pub/sub can replace it on Cluster). */
+  readonly channel: string;
+}
+
+/** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
+export function checkKeyPrefix(prefix: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (prefix.length > 64 || /[{}\u0000-\u001f\u007f]/u.test(prefix)) {
+    throw new StoreRequestError('a key prefix must be at most 64 characters without braces or control characters');
+  }
+}
+
+export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
+  const base = `${prefix}{${sessionId}}:`;
+  return { log: `${base}log`, epoch: `${base}epoch`, idempotency: `${base}idem`, channel: `${base}ch` };
+}
+
+const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
+
+/**
+ * SCAN MATCH pattern of the epoch keys under key prefix `prefix`, of the sessions whose id starts with
+ * `sessionPrefix` (default: all). Glob characters of both are escaped: ids may contain them.
+ */
+export function epochKeyPattern(prefix: string, sessionPrefix = ''): string {
+  return `${escapeGlob(prefix)}{${escapeGlob(sessionPrefix)}*}:epoch`;
+}
+
+/** The session id of an epoch key of this prefix (for listing sessions), or undefined. */
+export function sessionIdOfEpochKey(prefix: string, key: string): string | undefined {
+  if (!key.startsWith(`${prefix}{`) || !key.endsWith('}:epoch')) return undefined;
+  return key.slice(prefix.length + 1, -'}:epoch'.length);
+}

@@ -1,0 +1,170 @@
+import type { Redis } from 'ioredis';
+import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from '../event-store.ts';
+import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
+import { DELETED_NOTICE } from './redis-scripts.ts';
+import { withTimeout } from '../../../shared/timeout.ts';
+import type { StoreErrorReporter } from '../watcher-registry.ts';
+import { WatcherRegistry } from '../watcher-registry.ts';
+
+interface Subscription {
+  readonly channel: string;
+  /**
+   * Resolves when the SUBSCRIBE is acknowledged (from then on, every commit of the session is delivered); rejects
+   * with `StoreUnavailableError` when Redis refused it.
+   */
+  active: Promise<void>;
+  /** The last SUBSCRIBE was refused: `whenActive` sends it again. */
+  refused: boolean;
+}
+
+/**
+ * Live notifications of the Redis engine: one subscriber connection per store, SUBSCRIBE per watched session
+ * (reference-counted through the watcher registry, UNSUBSCRIBE when the last watcher leaves). After the
+ * subscriber reconnects, every channel is subscribed again and then every watcher gets `onResync()`.
+ */
+export class RedisNotifications {
+  readonly #subscriber: Redis;
+  readonly #watchers: WatcherRegistry;
+  readonly #report: StoreErrorReporter;
+  readonly #bySession = new Map<string, Subscription>();
+  readonly #byChannel = new Map<string, string>();
+  /** Per watched session: epoch and last seq of what was delivered (own commits and notices). */
+  readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
+  #wasReady = false;
+
+  constructor(subscriber: Redis, report: StoreErrorReporter) {
+    this.#subscriber = subscriber;
+    this.#report = report;
+    this.#watchers = new WatcherRegistry(report);
+    subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.#onMessage(channel, message));
+    subscriber.on('ready', () => this.#onReady());
+  }
+
+  watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
+    if (this.#watchers.add(sessionId, handlers)) {
+      const subscription: Subscription = { channel, active: Promise.resolve(), refused: false };
+      subscription.active = this.#subscribe([subscription]);
+      this.#bySession.set(sessionId, subscription);
+      this.#byChannel.set(channel, sessionId);
+    }
+    return () => {
+      if (!this.#watchers.remove(sessionId, handlers)) return;
+      this.#bySession.delete(sessionId);
+      this.#byChannel.delete(channel);
+      this.#delivered.delete(sessionId);
+      this.#subscriber.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
+    };
+  }
+
+  /**
+   * Resolves once notifications of `sessionId` flow (immediately when it is not watched), so that a read made
+   * after `watch()` misses nothing. Rejects with `StoreUnavailableError` after `timeoutMs`.
+   */
+  async whenActive(sessionId: string, timeoutMs: number): Promise<void> {
+    const subscription = this.#bySession.get(sessionId);
+    if (subscription === undefined) return;
+    if (subscription.refused) subscription.active = this.#subscribe([subscription]);
+    await withTimeout(
+      subscription.active,
+      timeoutMs,
+      () => new StoreUnavailableError('redis: the notification subscription is not established'),
+    );
+  }
+
+  /**
+   * This store just committed `batch`: deliver it to the session's local watchers at once (no pub/sub round trip),
+   * and remember it, so that its echo from Redis, and any notice of older seqs, is dropped without being decoded.
+   * Watchers get every batch in commit order, at most once (a notice of seqs before this one that arrives after it
+   * is skipped: the contract allows skips, and a watcher fills a gap from the log).
+   */
+  deliverOwn(batch: CommittedBatch): void {
+    if (!this.#bySession.has(batch.sessionId)) return;
+    queueMicrotask(() => this.#deliverOwnNow(batch)); // never inside the commit call itself
+  }
+
+  #deliverOwnNow(batch: CommittedBatch): void {
+    if (!this.#bySession.has(batch.sessionId)) return;
+    const last = batch.events[batch.events.length - 1];
+    if (last === undefined) return;
+    const delivered = this.#delivered.get(batch.sessionId);
+    // The notice can beat the script's reply (two connections): then it was delivered already. A reply from an
+    // epoch the watchers have left (the session was deleted meanwhile) is not theirs any more.
+    if (delivered !== undefined && (delivered.epoch !== batch.epoch || delivered.lastSeq >= last.seq)) return;
+    this.#deliver(batch);
+  }
+
+  #deliver(batch: CommittedBatch): void {
+    const last = batch.events[batch.events.length - 1];
+    if (last !== undefined) this.#delivered.set(batch.sessionId, { epoch: batch.epoch, lastSeq: last.seq });
+    this.#watchers.deliver(batch);
+  }
+
+  close(): void {
+    this.#delivered.clear();
+    this.#watchers.clear();
+    this.#bySession.clear();
+    this.#byChannel.clear();
+  }
+
+  /** SUBSCRIBE; on a refusal the promise rejects with `StoreUnavailableError` (reported) and marks them refused. */
+  #subscribe(subscriptions: readonly Subscription[]): Promise<void> {
+    for (const subscription of subscriptions) subscription.refused = false;
+    const active = this.#subscriber.subscribe(...subscriptions.map((subscription) => subscription.channel)).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#reportError(error);
+        for (const subscription of subscriptions) subscription.refused = true;
+        throw new StoreUnavailableError('redis: SUBSCRIBE failed', { cause: error });
+      },
+    );
+    active.catch(() => undefined); // awaited through whenActive; reported above
+    return active;
+  }
+
+  #onReady(): void {
+    if (!this.#wasReady) {
+      this.#wasReady = true;
+      return;
+    }
+    // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile. What was
+    // delivered is forgotten too: the store may have lost events (a failover), and their seqs will come again.
+    this.#delivered.clear();
+    const sessions = [...this.#bySession.entries()];
+    if (sessions.length === 0) return;
+    const active = this.#subscribe(sessions.map(([, subscription]) => subscription));
+    for (const [, subscription] of sessions) subscription.active = active;
+    // Resync even when the SUBSCRIBE was refused: the watchers' reads then retry it (through `whenActive`).
+    const resync = (): void => this.#watchers.resync(sessions.map(([sessionId]) => sessionId));
+    void active.then(resync, resync);
+  }
+
+  #onMessage(channelBuffer: Buffer, message: Buffer): void {
+    const sessionId = this.#byChannel.get(channelBuffer.toString());
+    if (sessionId === undefined) return; // unsubscribed meanwhile
+    if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+      this.#delivered.delete(sessionId);
+      this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
+      return;
+    }
+    if (this.#isDelivered(sessionId, message)) return;
+    try {
+      this.#deliver(decodeCommittedMessage(sessionId, message));
+    } catch (error) {
+      // Never deliver garbage: report, and let the watchers re-read from the log (which verifies again).
+      this.#reportError(error);
+      this.#watchers.resync([sessionId]);
+    }
+  }
+
+  /** A notice of seqs already delivered (the echo of an own commit), or older ones, in the same epoch. */
+  #isDelivered(sessionId: string, message: Buffer): boolean {
+    const delivered = this.#delivered.get(sessionId);
+    if (delivered === undefined) return false;
+    const header = peekNoticeHeader(message);
+    return header !== undefined && header.epoch === delivered.epoch && header.firstSeq <= delivered.lastSeq;
+  }
+
+  #reportError(error: unknown): void {
+    this.#report(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -1,0 +1,396 @@
+import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { SessionEvent } from '../../../shared/index.ts';
+import { groupOfOne, singleResult } from '../group-commit.ts';
+import { encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
+import { msgpackArrayHeader } from '../codec/msgpack-array-header.ts';
+import {
+  StoreDataError,
+  StoreUnavailableError,
+  type CommitRequest,
+  type CommitResult,
+  type EventPage,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KnownKey,
+  type SessionHead,
+  type StoreWatchHandlers,
+} from '../event-store.ts';
+import { newEpoch } from '../memory/memory-backend.ts';
+import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
+import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
+import { encodedStreamPage } from './redis-encoded-page.ts';
+import { toStoreError } from './redis-errors.ts';
+import {
+  checkKeyPrefix,
+  DEFAULT_KEY_PREFIX,
+  epochKeyPattern,
+  sessionIdOfEpochKey,
+  sessionKeys,
+  type SessionKeys,
+} from './redis-keys.ts';
+import { RedisNotifications } from './redis-notifications.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
+import { isSameBatch } from '../same-batch.ts';
+import { validateSessionId } from '../session-id.ts';
+import { withTimeout } from '../../../shared/timeout.ts';
+import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
+
+export interface RedisStoreOptions {
+  /** Redis URL (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS). Default `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /**
+   * A connection whose settings (host, port, auth, TLS, db...) to copy: the store opens its own two connections
+   * with `duplicate()` and never uses or closes this one. Takes precedence over `url`.
+   */
+  readonly redis?: Redis;
+  /** Prefix of every key and channel. Default `sh:`. No braces (they would break the hash tag). */
+  readonly keyPrefix?: string;
+  /** A command without an answer after this long fails with `StoreUnavailableError`. Default 2000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** TCP connect timeout, and how long `RedisStore.open` waits for Redis. Default 3000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
+  readonly onError?: StoreErrorReporter;
+  /**
+   * Lifetime of the epoch of a session that has no events (created when someone reads a session nobody wrote yet):
+   * it expires after this long unless an event is written, which makes it permanent. Keeps readers from filling
+   * Redis with epochs of sessions that never exist. Default 1 hour.
+   */
+  readonly emptySessionEpochTtlMs?: number;
+}
+
+interface ScriptCommands {
+  shCommit(...args: (string | Buffer)[]): Promise<unknown>;
+  shHead(...args: string[]): Promise<unknown>;
+  shDelete(...args: string[]): Promise<unknown>;
+}
+
+function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
+  const [first, last, time, digest = ''] = text.split(':');
+  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+}
+
+function connectionReady(connection: Redis, timeoutMs: number): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  let onReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+    connection.once('ready', onReady);
+  });
+  const notReady = () => new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`);
+  return withTimeout(ready, timeoutMs, notReady).finally(() => connection.off('ready', onReady));
+}
+
+/**
+ * The production engine: one Redis stream per session (entry id `<seq>-1`), commits by one atomic Lua script,
+ * live notifications over pub/sub. See docs/storage.md for the key layout, formats and durability.
+ *
+ * Fails fast: while Redis is unreachable every call rejects with `StoreUnavailableError` at once (no offline
+ * queue); the connections reconnect on their own, and watchers get `onResync()` once notifications flow again.
+ */
+export class RedisStore implements EventStore {
+  readonly engine = 'redis';
+  readonly keyPrefix: string;
+  readonly #redis: Redis & ScriptCommands;
+  readonly #subscriber: Redis;
+  readonly #notifications: RedisNotifications;
+  readonly #commandTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #report: StoreErrorReporter;
+  readonly #emptyEpochTtl: string;
+  #outageReported = false;
+  readonly #reconnectListeners = new Set<() => void>();
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    checkKeyPrefix(this.keyPrefix);
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
+    this.#report = options.onError ?? reportAsWarning;
+    const ttl = options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS;
+    this.#emptyEpochTtl = String(checkEmptySessionEpochTtl(ttl));
+    const common: RedisOptions = {
+      // The store names its keys itself and must connect at once, whatever a template connection says.
+      keyPrefix: '',
+      lazyConnect: false,
+      connectTimeout: this.#connectTimeoutMs,
+      retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+      keepAlive: 10_000,
+    };
+    const commandOptions: RedisOptions = {
+      ...common,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: this.#commandTimeoutMs,
+      // Commands issued in the same event-loop turn (commits and reads of many sessions) go out in one write:
+      // the append profile showed one socket write per commit.
+      enableAutoPipelining: true,
+    };
+    const subscriberOptions: RedisOptions = {
+      ...common,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: false,
+    };
+    const template = options.redis;
+    const url = options.url ?? 'redis://127.0.0.1:6379';
+    const command = template ? template.duplicate(commandOptions) : new Redis(url, commandOptions);
+    this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
+    command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
+    command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
+    this.#redis = command as Redis & ScriptCommands;
+    for (const connection of [command, this.#subscriber]) {
+      connection.on('error', (error: Error) => this.#onConnectionError(error));
+      connection.on('ready', () => {
+        this.#outageReported = false;
+      });
+    }
+    let wasReady = false;
+    command.on('ready', () => {
+      if (wasReady) for (const listener of [...this.#reconnectListeners]) this.#callReconnectListener(listener);
+      wasReady = true;
+    });
+    this.#notifications = new RedisNotifications(this.#subscriber, this.#report);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener);
+    return () => {
+      this.#reconnectListeners.delete(listener);
+    };
+  }
+
+  #callReconnectListener(listener: () => void): void {
+    try {
+      listener();
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Create a store and wait until Redis answers; rejects with `StoreUnavailableError` after the connect timeout. */
+  static async open(options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    try {
+      await store.whenReady();
+      await store.#checkServerVersion();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  /** Resolves when both connections are ready (at once if they are), rejects after the connect timeout. */
+  async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
+    await Promise.all([this.#redis, this.#subscriber].map((connection) => connectionReady(connection, timeoutMs)));
+  }
+
+  /** The Redis keys of a session (for tools and tests). */
+  keys(sessionId: string): SessionKeys {
+    validateSessionId(sessionId);
+    return sessionKeys(this.keyPrefix, sessionId);
+  }
+
+  async head(sessionId: string): Promise<SessionHead> {
+    const keys = this.keys(sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const reply = await this.#call('head', false, () =>
+      this.#redis.shHead(keys.log, keys.epoch, newEpoch(), this.#emptyEpochTtl),
+    );
+    const [epoch, length] = reply as [string, number];
+    return { epoch, headSeq: length - 1 };
+  }
+
+  async commit(request: CommitRequest): Promise<CommitResult> {
+    return singleResult(await this.commitGroup(groupOfOne(request)));
+  }
+
+  async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    checkGroupCommitRequest(request);
+    const keys = sessionKeys(this.keyPrefix, request.sessionId);
+    const { batches } = request;
+    const args: (string | Buffer)[] = [
+      keys.log,
+      keys.epoch,
+      keys.idempotency,
+      newEpoch(),
+      String(request.expectedSeq),
+      keys.channel,
+      request.expectedEpoch ?? '',
+      String(batches.length),
+      this.#emptyEpochTtl,
+    ];
+    let count = 0;
+    batches.forEach((batch) => {
+      // No digest: a known key is compared with its stored events, only when a retry comes (see sameBatch).
+      args.push(batch.idempotencyKey ?? '', '', String(batch.events.length));
+      count += batch.events.length;
+    });
+    args.push(msgpackArrayHeader(count));
+    for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
+    const reply = await this.#call('commit', true, () => this.#redis.shCommit(...args));
+    const [status, epoch, detail] = reply as [string, string, string | string[]];
+    if (status === 'committed') {
+      const time = Number(detail);
+      const events: SessionEvent[] = [];
+      for (const batch of batches) {
+        for (const draft of batch.events) {
+          events.push(toSessionEvent(draft, request.expectedSeq + events.length, time));
+        }
+      }
+      this.#notifications.deliverOwn({ sessionId: request.sessionId, epoch, events });
+      return { status, epoch, events };
+    }
+    if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
+    if (status === 'keys-known' && Array.isArray(detail)) {
+      const known = await Promise.all(
+        detail.map((record, index) => (record === '' ? undefined : this.#knownKey(request, index, record))),
+      );
+      return { status, epoch, keys: known };
+    }
+    throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
+  }
+
+  /** What a known key committed, and whether it was this batch (compared with the stored events). */
+  async #knownKey(request: GroupCommitRequest, index: number, record: string): Promise<KnownKey> {
+    const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
+    const drafts = request.batches[index]!.events;
+    const stored = digest === '' ? await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1) : [];
+    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(drafts, stored, digest) };
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const entries = await this.#call('read', false, () =>
+      this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
+    );
+    return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
+  }
+
+  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+    const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
+    if (epoch === '') return { epoch: undefined, events: [] };
+    return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
+  }
+
+  async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
+    const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
+    if (epoch === '') return new DecodedEventPage({ epoch: undefined, events: [] }, fromSeq);
+    return encodedStreamPage(sessionId, epoch, fromSeq, entries);
+  }
+
+  /**
+   * The epoch (`''` when none) and the raw stream entries from `fromSeq`, read atomically: `GET` and `XRANGE` in
+   * one `MULTI`/`EXEC` (a Lua script doing the same made Redis convert every entry to Lua and back, which cost
+   * twice the XRANGE itself).
+   */
+  async #readRawPage(
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+  ): Promise<{ epoch: string; entries: RawStreamEntry[] }> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    const replies = await this.#call('read', false, async () => {
+      const transaction = this.#redis
+        .multi()
+        .getBuffer(keys.epoch)
+        .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit);
+      let results: [Error | null, unknown][] | null;
+      try {
+        results = await transaction.exec();
+      } catch (error) {
+        // EXECABORT: a command was refused while queued (LOADING, BUSY...); report the refusal itself.
+        throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
+      }
+      if (results === null) throw new StoreUnavailableError('redis read: the transaction was discarded');
+      for (const [error] of results) if (error !== null) throw error;
+      return results.map(([, result]) => result);
+    });
+    const [rawEpoch, entries] = replies as [Buffer | null, RawStreamEntry[]];
+    return { epoch: rawEpoch === null ? '' : rawEpoch.toString(), entries };
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    const keys = this.keys(sessionId);
+    return this.#notifications.watch(sessionId, keys.channel, handlers);
+  }
+
+  /** Both connections must be up: without the subscriber, watchers would miss commits. */
+  async ping(): Promise<void> {
+    await this.#call('ping', false, () => this.#redis.ping());
+    if (this.#subscriber.status !== 'ready') {
+      throw new StoreUnavailableError(`redis: the notification connection is ${this.#subscriber.status}`);
+    }
+  }
+
+  async listSessions(prefix = ''): Promise<string[]> {
+    const sessionIds: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#call('list', false, () =>
+        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
+      );
+      cursor = next;
+      for (const key of keys) {
+        const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
+        if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
+      }
+    } while (cursor !== '0');
+    return [...new Set(sessionIds)]; // SCAN may return a key twice
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    const deleted = await this.#call('delete', false, () =>
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.channel),
+    );
+    return Number(deleted) > 0;
+  }
+
+  async close(): Promise<void> {
+    this.#notifications.close();
+    await Promise.all(
+      [this.#redis, this.#subscriber].map((connection) =>
+        connection.status === 'ready'
+          ? connection.quit().then(
+              () => undefined,
+              () => connection.disconnect(),
+            )
+          : connection.disconnect(),
+      ),
+    );
+  }
+
+  /** The scripts use `#!lua` shebang flags: Redis 7.0 or newer. */
+  async #checkServerVersion(): Promise<void> {
+    const info = await this.#call('info', false, () => this.#redis.info('server'));
+    const version = /^redis_version:(\d+)\./m.exec(info)?.[1];
+    if (version !== undefined && Number(version) < 7) {
+      throw new Error(`session-hub needs Redis 7.0 or newer (found ${version}.x)`);
+    }
+  }
+
+  async #call<T>(operation: string, isCommit: boolean, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw toStoreError(error, operation, isCommit);
+    }
+  }
+
+  #onConnectionError(error: Error): void {
+    if (this.#outageReported) return;
+    this.#outageReported = true;
+    this.#report(new StoreUnavailableError(`redis connection: ${error.message}`, { cause: error }));
+  }
+}

@@ -1,0 +1,99 @@
+import { HubErrorCode, type SubscribeRequest } from '../../shared/index.ts';
+import { HubError } from '../hub-error.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
+import type { EventStore } from '../store/event-store.ts';
+import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from '../fanout/subscription.ts';
+
+interface Entry {
+  readonly subscription: Subscription;
+  channel: SessionChannel | undefined;
+}
+
+export interface ConnectionSubscriptionsDeps {
+  readonly store: EventStore;
+  readonly channels: ChannelRegistry;
+  readonly sink: SubscriberSink;
+  readonly logger: Logger;
+  readonly metrics: HubMetrics;
+  readonly pageSize: number;
+  readonly maxFrameBytes: number;
+  readonly maxBufferedLiveEvents: number;
+  readonly maxSubscriptions: number;
+}
+
+/** The subscriptions of one connection (at most one per session). */
+export class ConnectionSubscriptions {
+  readonly #entries = new Map<string, Entry>();
+  readonly #deps: ConnectionSubscriptionsDeps;
+
+  constructor(deps: ConnectionSubscriptionsDeps) {
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The sessions subscribed to (a snapshot). */
+  get sessionIds(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /**
+   * Subscribe (replies `subscribed` through the sink) or throw a HubError (nothing kept). The subscription is
+   * registered synchronously; `ready` (the caller's authorization) is awaited before the store is touched.
+   */
+  async subscribe(request: SubscribeRequest, ready: Promise<void> = Promise.resolve()): Promise<void> {
+    ready.catch(() => undefined); // surfaced below
+    const { sessionId } = request;
+    if (this.#entries.has(sessionId)) {
+      throw new HubError(HubErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${sessionId}`);
+    }
+    if (this.#entries.size >= this.#deps.maxSubscriptions) {
+      throw new HubError(
+        HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
+        `a connection may hold at most ${this.#deps.maxSubscriptions} subscriptions`,
+        { limit: this.#deps.maxSubscriptions },
+      );
+    }
+    const fromSeq = request.fromSeq ?? 0;
+    const subscription = new Subscription({ sessionId, fromSeq }, this.#deps);
+    const entry: Entry = { subscription, channel: undefined };
+    this.#entries.set(sessionId, entry);
+    this.#deps.metrics.subscriptions.inc();
+    try {
+      await ready;
+      if (this.#entries.get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
+      const channel = await this.#deps.channels.acquire(sessionId, subscription);
+      entry.channel = channel;
+      if (this.#entries.get(sessionId) !== entry) {
+        this.#deps.channels.release(channel, subscription);
+        throw unsubscribedMeanwhile(sessionId);
+      }
+      await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
+    } catch (error) {
+      if (this.#entries.get(sessionId) === entry) this.#remove(sessionId, entry);
+      throw error;
+    }
+  }
+
+  /** End a subscription; throws NOT_SUBSCRIBED when there is none. */
+  unsubscribe(sessionId: string): void {
+    const entry = this.#entries.get(sessionId);
+    if (entry === undefined) throw new HubError(HubErrorCode.NOT_SUBSCRIBED, `not subscribed to ${sessionId}`);
+    this.#remove(sessionId, entry);
+  }
+
+  closeAll(): void {
+    for (const [sessionId, entry] of this.#entries) this.#remove(sessionId, entry);
+  }
+
+  #remove(sessionId: string, entry: Entry): void {
+    this.#entries.delete(sessionId);
+    this.#deps.metrics.subscriptions.dec();
+    entry.subscription.close();
+    if (entry.channel !== undefined) this.#deps.channels.release(entry.channel, entry.subscription);
+  }
+}
