@@ -4,12 +4,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/index.ts';
 import { AppendPipeline } from './append/pipeline.ts';
-import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
+import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import { Connection } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './http/request-url.ts';
+import { browserRefusal } from './http/browser-guard.ts';
 import { requestToken } from './auth/request-token.ts';
 import { ChannelRegistry } from './fanout/session-channel.ts';
 import { SessionCache } from './append/session-cache.ts';
@@ -82,6 +83,7 @@ export function createHub(input: HubConfig): Hub {
       store,
       pipeline,
       auth: config.auth,
+      browserPolicy: config,
       limits,
       metrics,
       logger,
@@ -144,12 +146,10 @@ export function createHub(input: HubConfig): Hub {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    const origin = request.headers.origin;
-    if (!config.originAllowed(origin)) {
-      logger.warn(
-        { origin, remote: request.socket.remoteAddress },
-        'WebSocket upgrade from a browser origin not allowed',
-      );
+    const refusal = browserRefusal(request.headers, config);
+    if (refusal !== undefined) {
+      const { host, origin } = request.headers;
+      logger.warn({ host, origin, remote: request.socket.remoteAddress }, `WebSocket upgrade refused: ${refusal.message}`);
       socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -205,7 +205,7 @@ export function createHub(input: HubConfig): Hub {
             port,
           };
           logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
-          if (config.auth === openAuth)
+          if (config.open)
             logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
           resolve(listening);
         });

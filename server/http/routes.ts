@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/index.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
-import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
+import { ALL_SESSIONS, authorize, sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
+import { browserRefusal } from './browser-guard.ts';
 import { requestUrl } from './request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
+import { metricsReply } from './metrics-server.ts';
 
 export type { HttpReply, HttpRoutesDeps } from './sessions-api.ts';
 
@@ -16,7 +18,7 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
     const { route, run } =
       url === undefined
         ? { route: 'unparsable', run: () => Promise.resolve(badTarget()) }
-        : routeOf(routedMethod(request.method), url, request, deps);
+        : guarded(url, request, deps, routeOf(routedMethod(request.method), url, request, deps));
     run()
       .catch((error: unknown) => errorReply(error, deps))
       .then((reply) => {
@@ -31,6 +33,23 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
       })
       .catch((error: unknown) => deps.logger.error({ err: error }, 'could not write an HTTP reply'));
   };
+}
+
+/** Health probes answer any caller; everything else is refused to a Host or Origin the hub does not serve. */
+function guarded(
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+  routed: { route: string; run: () => Promise<HttpReply> },
+): { route: string; run: () => Promise<HttpReply> } {
+  if (url.pathname === '/healthz' || url.pathname === '/readyz') return routed;
+  const refusal = browserRefusal(request.headers, deps.browserPolicy);
+  if (refusal === undefined) return routed;
+  deps.logger.warn(
+    { host: request.headers.host, origin: request.headers.origin, remote: request.socket.remoteAddress },
+    'HTTP request refused: Host or Origin not allowed',
+  );
+  return { route: routed.route, run: () => Promise.reject(refusal) };
 }
 
 function routeOf(
@@ -49,11 +68,12 @@ function routeOf(
   }
   if (path === '/readyz') return only('GET', path, () => readiness(deps));
   if (path === '/metrics') {
-    return only('GET', path, async () => ({
-      status: 200,
-      body: await deps.metrics.registry.metrics(),
-      contentType: deps.metrics.registry.contentType,
-    }));
+    // The admin right on every session, as for the full session list (an open hub grants it to everyone);
+    // scrapers without a token use the separate listener of `--metrics-port` (metrics-server.ts).
+    return only('GET', path, async () => {
+      await authorize(request, ALL_SESSIONS, 'admin', deps);
+      return metricsReply(deps.metrics);
+    });
   }
   const session = sessionRoute(method, url, request, deps);
   if (session !== undefined) {

@@ -3,6 +3,7 @@ import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
 import type { HubAction, HubAuth, HubLimits } from '../config.ts';
 import { readBody } from './body.ts';
+import type { BrowserPolicy } from './browser-guard.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -15,6 +16,8 @@ export interface HttpRoutesDeps {
   readonly store: EventStore;
   readonly pipeline: AppendPipeline;
   readonly auth: HubAuth;
+  /** Which `Host` and `Origin` values the HTTP API answers (open hubs: loopback; see `ResolvedHubConfig`). */
+  readonly browserPolicy: BrowserPolicy;
   readonly limits: HubLimits;
   readonly metrics: HubMetrics;
   readonly logger: Logger;
@@ -92,7 +95,8 @@ function decodeSessionId(rawSessionId: string): string {
   return sessionId;
 }
 
-async function authorize(
+/** Authenticate the request's token and check that it may do `action` on `sessionId` (FORBIDDEN if not). */
+export async function authorize(
   request: IncomingMessage,
   sessionId: string,
   action: HubAction,

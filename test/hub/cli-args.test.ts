@@ -11,6 +11,8 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'info',
       nodeName: undefined,
       auth: { mode: 'open' },
+      metricsHost: '127.0.0.1',
+      limits: {},
     });
   });
 
@@ -31,6 +33,8 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'warn',
       nodeName: 'n1',
       auth: { mode: 'open' },
+      metricsHost: '0.0.0.0',
+      limits: {},
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
