@@ -149,7 +149,10 @@ export function createHub(input: HubConfig): Hub {
     const refusal = browserRefusal(request.headers, config);
     if (refusal !== undefined) {
       const { host, origin } = request.headers;
-      logger.warn({ host, origin, remote: request.socket.remoteAddress }, `WebSocket upgrade refused: ${refusal.message}`);
+      logger.warn(
+        { host, origin, remote: request.socket.remoteAddress },
+        `WebSocket upgrade refused: ${refusal.message}`,
+      );
       socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -205,8 +208,7 @@ export function createHub(input: HubConfig): Hub {
             port,
           };
           logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
-          if (config.open)
-            logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
+          if (config.open) logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
           resolve(listening);
         });
       }),

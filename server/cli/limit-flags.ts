@@ -28,11 +28,19 @@ export const LIMIT_FLAGS: readonly LimitFlag[] = [
   limitFlag('maxBufferedLiveEvents', 'events', 'live events a catching-up subscriber buffers'),
   limitFlag('appendsPerSecond', 'per second', 'sustained appends per connection'),
   limitFlag('appendBurst', 'appends', 'appends per connection at once above that rate'),
-  limitFlag('principalAppendsPerSecond', 'per second', 'sustained appends per token subject (address when open), WebSocket and HTTP together'),
+  limitFlag(
+    'principalAppendsPerSecond',
+    'per second',
+    'sustained appends per token subject (address when open), WebSocket and HTTP together',
+  ),
   limitFlag('principalAppendBurst', 'appends', 'appends per token subject at once above that rate'),
   limitFlag('rateLimitCloseAfterMs', 'ms', 'a connection rate-limited this long is closed 4029'),
   limitFlag('maxBufferedBytes', 'bytes', 'outbound bytes queued per connection before live pushes stop'),
-  limitFlag('stallTimeoutMs', 'ms', 'a connection that drains nothing this long is closed 4008; also an HTTP page write'),
+  limitFlag(
+    'stallTimeoutMs',
+    'ms',
+    'a connection that drains nothing this long is closed 4008; also an HTTP page write',
+  ),
   limitFlag('maxConcurrentPageReads', 'requests', 'HTTP event pages read and written at once on this node'),
 ];
 

@@ -73,8 +73,7 @@ export function redactError(error: unknown, urlText: string, depth = 0): Redacte
   if (!(error instanceof Error)) return { type: typeof error, message: redactSecrets(String(error), urlText) };
   const code = 'code' in error && typeof error.code === 'string' ? { code: error.code } : {};
   const stack = error.stack === undefined ? {} : { stack: redactSecrets(error.stack, urlText) };
-  const cause =
-    error.cause === undefined || depth >= 4 ? {} : { cause: redactError(error.cause, urlText, depth + 1) };
+  const cause = error.cause === undefined || depth >= 4 ? {} : { cause: redactError(error.cause, urlText, depth + 1) };
   return { type: error.name, message: redactSecrets(error.message, urlText), ...code, ...stack, ...cause };
 }
 

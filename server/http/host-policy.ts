@@ -35,6 +35,8 @@ export function hostPolicy(
     const parsed = parseHostHeader(host);
     if (parsed === undefined) return false;
     if (LOOPBACK_HOSTNAMES.has(parsed.hostname)) return true;
-    return listed.some((entry) => entry.hostname === parsed.hostname && (entry.port === '' || entry.port === parsed.port));
+    return listed.some(
+      (entry) => entry.hostname === parsed.hostname && (entry.port === '' || entry.port === parsed.port),
+    );
   };
 }

@@ -23,7 +23,10 @@ export function createMetricsServer(metrics: HubMetrics): Server {
     }
     metricsReply(metrics)
       .then((reply) => {
-        response.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain', 'cache-control': 'no-store' });
+        response.writeHead(reply.status, {
+          'content-type': reply.contentType ?? 'text/plain',
+          'cache-control': 'no-store',
+        });
         response.end(String(reply.body));
       })
       .catch(() => {
