@@ -77,10 +77,10 @@ export interface HubLimits extends SecurityLimits {
   /**
    * Sustained appends per second of one principal on this node, WebSocket and HTTP together, over all its
    * connections: the token's subject, or the client's address on an open hub. Breach: RATE_LIMITED with
-   * `details.retryAfterMs`. Default 2,000.
+   * `details.retryAfterMs`. Default 5,000.
    */
   readonly principalAppendsPerSecond: number;
-  /** Appends one principal may make at once above its sustained rate. Default 4,000. */
+  /** Appends one principal may make at once above its sustained rate. Default 10,000. */
   readonly principalAppendBurst: number;
   /**
    * HTTP event pages (`GET /v1/sessions/:id/events`) read and written at once on this node; more get 429
@@ -99,8 +99,8 @@ export const defaultLimits: HubLimits = {
   helloTimeoutMs: 10_000,
   catchUpPageSize: 1000,
   maxBufferedLiveEvents: 10_000,
-  principalAppendsPerSecond: 2000,
-  principalAppendBurst: 4000,
+  principalAppendsPerSecond: 5000,
+  principalAppendBurst: 10_000,
   maxConcurrentPageReads: 32,
 };
 

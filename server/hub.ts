@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './http/request-url.ts';
 import { browserRefusal } from './http/browser-guard.ts';
+import { PrincipalRateLimits } from './limits/principal-rate.ts';
 import { requestToken } from './auth/request-token.ts';
 import { ChannelRegistry } from './fanout/session-channel.ts';
 import { SessionCache } from './append/session-cache.ts';
@@ -73,6 +74,11 @@ export function createHub(input: HubConfig): Hub {
     onCommitted: (sessionId, epoch, events) => cache.apply(sessionId, epoch, events),
     onReset: (sessionId) => cache.invalidate(sessionId),
   });
+  const principalRate = new PrincipalRateLimits({
+    ratePerSecond: limits.principalAppendsPerSecond,
+    burst: limits.principalAppendBurst,
+    byAddress: config.open,
+  });
   const connections = new Set<Connection>();
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
@@ -84,6 +90,7 @@ export function createHub(input: HubConfig): Hub {
       pipeline,
       auth: config.auth,
       browserPolicy: config,
+      principalRate,
       limits,
       metrics,
       logger,
@@ -128,6 +135,7 @@ export function createHub(input: HubConfig): Hub {
         remoteAddress: request.socket.remoteAddress,
       },
       upgradeToken: () => requestToken(request),
+      principalRate,
       onClose: (closed) => {
         if (connections.delete(closed)) metrics.connections.dec();
       },

@@ -122,8 +122,11 @@ function errorReply(error: unknown, deps: HttpRoutesDeps): HttpReply {
   deps.metrics.errors.inc({ code: hubError.code });
   if (hubError.code === HubErrorCode.INTERNAL) deps.logger.error({ err: hubError.cause ?? error }, 'internal error');
   const details = hubError.details === undefined ? {} : { details: hubError.details };
+  const retryAfterMs = hubError.details?.['retryAfterMs'];
+  const retryAfter = typeof retryAfterMs === 'number' ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
   return {
     status: httpStatusOf(hubError.code),
     body: { error: { code: hubError.code, message: hubError.message, ...details } },
+    headers: retryAfter,
   };
 }

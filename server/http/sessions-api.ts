@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
-import type { HubAction, HubAuth, HubLimits } from '../config.ts';
+import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
+import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import { readBody } from './body.ts';
 import type { BrowserPolicy } from './browser-guard.ts';
 import { HubError } from '../hub-error.ts';
@@ -18,6 +19,8 @@ export interface HttpRoutesDeps {
   readonly auth: HubAuth;
   /** Which `Host` and `Origin` values the HTTP API answers (open hubs: loopback; see `ResolvedHubConfig`). */
   readonly browserPolicy: BrowserPolicy;
+  /** The node's per-principal append rate, shared with the WebSocket connections. */
+  readonly principalRate: PrincipalRateLimits;
   readonly limits: HubLimits;
   readonly metrics: HubMetrics;
   readonly logger: Logger;
@@ -101,7 +104,7 @@ export async function authorize(
   sessionId: string,
   action: HubAction,
   deps: HttpRoutesDeps,
-): Promise<void> {
+): Promise<HubPrincipal> {
   const principal = await deps.auth.authenticate(requestToken(request), {
     transport: 'http',
     headers: request.headers,
@@ -111,6 +114,7 @@ export async function authorize(
   if (!(await deps.auth.authorize(principal, action, sessionId))) {
     throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
   }
+  return principal;
 }
 
 async function authorized(
@@ -185,7 +189,9 @@ async function readEvents(
 }
 
 async function appendEvents(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const sessionId = decodeSessionId(rawSessionId);
+  const principal = await authorize(request, sessionId, 'append', deps);
+  deps.principalRate.checkAppend(principal, request.socket.remoteAddress);
   const body = await readBody(request, deps.limits.maxFrameBytes);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HubError(
