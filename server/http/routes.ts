@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/index.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
-import { ALL_SESSIONS, authorize, sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
+import {
+  ALL_SESSIONS,
+  authorize,
+  sessionRoute,
+  type HttpReply,
+  type HttpRoutesDeps,
+  type SessionApiDeps,
+} from './sessions-api.ts';
+import { ConcurrencySlots } from '../limits/concurrency-slots.ts';
 import { browserRefusal } from './browser-guard.ts';
 import { requestUrl } from './request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
@@ -12,7 +20,13 @@ export type { HttpReply, HttpRoutesDeps } from './sessions-api.ts';
 const readyTimeoutMs = 2000;
 
 /** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
-export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessage, response: ServerResponse) => void {
+export function createHttpHandler(
+  routesDeps: HttpRoutesDeps,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const deps: SessionApiDeps = {
+    ...routesDeps,
+    pageSlots: new ConcurrencySlots(routesDeps.limits.maxConcurrentPageReads),
+  };
   return (request, response) => {
     const url = requestUrl(request);
     const { route, run } =
@@ -21,17 +35,20 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
         : guarded(url, request, deps, routeOf(routedMethod(request.method), url, request, deps));
     run()
       .catch((error: unknown) => errorReply(error, deps))
-      .then((reply) => {
+      .then(async (reply) => {
         deps.metrics.httpRequests.inc({ route, status: String(reply.status) });
-        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         response.writeHead(reply.status, {
           'content-type': reply.contentType ?? 'application/json; charset=utf-8',
           'cache-control': 'no-store',
           ...reply.headers,
         });
-        response.end(text);
+        if (reply.write !== undefined) return reply.write(response);
+        response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
       })
-      .catch((error: unknown) => deps.logger.error({ err: error }, 'could not write an HTTP reply'));
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'could not write an HTTP reply');
+        response.destroy();
+      });
   };
 }
 
@@ -56,7 +73,7 @@ function routeOf(
   method: string,
   url: URL,
   request: IncomingMessage,
-  deps: HttpRoutesDeps,
+  deps: SessionApiDeps,
 ): { route: string; run: () => Promise<HttpReply> } {
   const path = url.pathname;
   const only = (allowed: string, route: string, run: () => Promise<HttpReply>) => ({
