@@ -8,6 +8,7 @@ import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.
 import { Connection } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
 import { withInspector } from './http/inspector-route.ts';
+import { PresenceTracker } from './presence/presence-tracker.ts';
 import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
@@ -81,6 +82,13 @@ export function createHub(input: HubConfig): Hub {
     burst: limits.principalAppendBurst,
     byAddress: config.open,
   });
+  const presence = new PresenceTracker({
+    store: store.presence,
+    nodeName,
+    logger,
+    ttlMs: config.presenceTtlMs,
+    pollMs: config.presencePollMs,
+  });
   const connections = new Set<Connection>();
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
@@ -129,6 +137,7 @@ export function createHub(input: HubConfig): Hub {
       maxFrameBytes: limits.maxFrameBytes,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,
+      presence,
       request: {
         transport: 'ws',
         headers: request.headers,
@@ -185,6 +194,7 @@ export function createHub(input: HubConfig): Hub {
       logger.warn({ err: error }, 'in-flight appends did not finish in time'),
     );
     await closeSockets();
+    await presence.close();
     channels.closeAll();
     stopReconnectWatch();
     cache.clear();

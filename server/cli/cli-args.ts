@@ -26,6 +26,10 @@ export interface ServeOptions {
   readonly metricsHost: string;
   /** The limits set by flag or env (the others keep `defaultLimits`). */
   readonly limits: Partial<HubLimits>;
+  /** Serve the web inspector at /inspect (`--no-inspector` turns it off). */
+  readonly inspector: boolean;
+  /** Presence TTL (ms); undefined: the hub's default. */
+  readonly presenceTtlMs: number | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -47,6 +51,9 @@ Options:
   --metrics-port <n>   also serve GET /metrics WITHOUT a token on this port (env SESSION_HUB_METRICS_PORT);
                        on the main port /metrics needs an admin token when auth is on
   --metrics-host <addr>  interface of the metrics listener (env SESSION_HUB_METRICS_HOST; default: --host)
+  --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
+  --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
+                       default 15000)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
@@ -123,6 +130,14 @@ function parseLimit(name: string, text: string): number {
   return value;
 }
 
+function parseMs(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 100 || value > 3_600_000) {
+    throw new UsageError(`invalid --${name} "${text}" (ms, 100 to 3600000)`);
+  }
+  return value;
+}
+
 /** The limits given by flag (`--max-frame-bytes`) or env (`SESSION_HUB_MAX_FRAME_BYTES`); flags win. */
 function parseLimits(
   values: Readonly<Record<string, string | boolean | undefined>>,
@@ -165,6 +180,8 @@ export function parseServeArgs(
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
         ...limitOptions,
+        'no-inspector': { type: 'boolean' },
+        'presence-ttl-ms': { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -212,5 +229,9 @@ export function parseServeArgs(
     metricsPort: optional(values['metrics-port'] ?? nonEmpty(env['SESSION_HUB_METRICS_PORT']), parsePort),
     metricsHost: values['metrics-host'] ?? nonEmpty(env['SESSION_HUB_METRICS_HOST']) ?? host,
     limits: parseLimits(values, env),
+    inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
+    presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
+      parseMs('presence-ttl-ms', text),
+    ),
   };
 }

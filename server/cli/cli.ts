@@ -136,6 +136,8 @@ async function serve(options: ServeOptions): Promise<number> {
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     limits: options.limits,
+    inspector: options.inspector,
+    ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
   let metricsServer: Server | undefined;
