@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisServer } from '../helpers/redis-server.ts';
 import { rawRequest, serve, type Served } from './serve-process.ts';
 
 const MiB = 1024 * 1024;
@@ -41,10 +42,13 @@ function stalledReader(url: string): Promise<{ socket: Socket; received: () => n
 
 // Hole 4 of issue 11: one `GET …/events?limit=1000` of large events answered 24 MiB, written at once whether the
 // client read it or not (a few clients that never read took a node from 262 MiB to 5.9 GB).
-describe("HTTP event pages are bounded in bytes, written at the reader's pace, and few at once", () => {
+describe.each(['memory', 'redis'] as const)('HTTP event pages, %s engine: bounded, paced, few at once', (engine) => {
   let hub: Served;
+  let redis: RedisServer | undefined;
   beforeAll(async () => {
+    redis = engine === 'redis' ? await RedisServer.start() : undefined;
     hub = await serve([
+      ...(redis === undefined ? [] : ['--redis', redis.url]),
       `--max-frame-bytes=${pageBytes}`,
       `--max-event-bytes=${MiB}`,
       '--max-concurrent-page-reads=1',
@@ -60,7 +64,10 @@ describe("HTTP event pages are bounded in bytes, written at the reader's pace, a
       expect(reply.status).toBe(201);
     }
   }, 60_000);
-  afterAll(() => hub?.stop());
+  afterAll(async () => {
+    await hub?.stop();
+    await redis?.stop();
+  });
 
   it('a page holds about max-frame-bytes of events (at least one); the pages together hold the log once', async () => {
     const seqs: number[] = [];
