@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactError, redisUrlProblem } from '../../server/cli/redact-url.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
 import { serveToExit } from './serve-process.ts';
 
 const password = 'S3cr#tPa55';
@@ -17,6 +18,22 @@ describe('a Redis password never reaches the output, whatever fails', () => {
       expect(output).not.toContain('Pa55');
       expect(run.stderr).toMatch(/percent-encode the password/);
       expect(run.stderr).toMatch(/"level":60/); // the fatal log line is there, and clean
+    }
+  });
+
+  it('a refused password (WRONGPASS): the store trouble and the fatal line carry neither URL nor password', async () => {
+    const redis = await RedisServer.start({ password: 'the-right-one' });
+    try {
+      const url = redis.url.replace('redis://', `redis://:${encodeURIComponent(password)}@`);
+      const run = await serveToExit(['--redis', url], { LOG_LEVEL: 'trace' });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/WRONGPASS/); // the cause is logged...
+      expect(run.stderr).toContain('redis://:***@127.0.0.1'); // ...and the URL, redacted
+      for (const secret of [password, encodeURIComponent(password), 'S3cr', 'Pa55']) {
+        expect(run.stdout + run.stderr).not.toContain(secret);
+      }
+    } finally {
+      await redis.stop();
     }
   });
 
