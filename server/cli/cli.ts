@@ -65,6 +65,8 @@ const listenErrors: Readonly<Record<string, string>> = {
   ENOTFOUND: 'unknown host',
 };
 
+const LOOPBACK_BINDS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1']);
+
 /** Start the token-less `/metrics` listener of `--metrics-port`. */
 function listenMetrics(metrics: HubMetrics, host: string, port: number): Promise<Server> {
   const server = createMetricsServer(metrics);
@@ -164,6 +166,13 @@ async function serve(options: ServeOptions): Promise<number> {
     process.stdout.write(`metrics: ${serverUrl(metricsServer)}/metrics (no token)\n`);
   }
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
+  if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
+    const hint =
+      `this open hub listens on ${options.host} but answers only requests addressed to localhost, 127.0.0.1 or ` +
+      '[::1] (DNS-rebinding defence): list the names clients use with --allowed-hosts';
+    logger.warn(hint);
+    process.stdout.write(`hosts: ${hint}\n`);
+  }
   const authNotice = authStartupNotice(options.auth);
   logger[authNotice.level](authNotice.message);
   process.stdout.write(

@@ -104,6 +104,17 @@ describe('session-hub serve without a key: an open hub answers only this machine
     expect((await rawRequest(events, { headers: { host: rebind } })).status).toBe(403);
   });
 
+  it('an open hub bound beyond loopback says at start which names it answers', async () => {
+    const wide = await serve(['--host', '0.0.0.0']);
+    try {
+      expect(wide.stdout()).toMatch(/^hosts: .*answers only requests addressed to localhost.*--allowed-hosts/m);
+      expect(open.stdout()).not.toMatch(/^hosts: /m);
+      expect(listed.stdout()).not.toMatch(/^hosts: /m);
+    } finally {
+      await wide.stop();
+    }
+  });
+
   it('a hub with a key needs no Host check: the token is the defence', async () => {
     const reply = await rawRequest(`${authed.url}/v1/sessions/s/events`, { headers: { host: rebind } });
     expect(reply.status).toBe(401);
