@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
 import type { EventStore } from '../store/event-store.ts';
+import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
 import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from '../fanout/subscription.ts';
 
 interface Entry {
@@ -21,6 +22,8 @@ export interface ConnectionSubscriptionsDeps {
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
+  /** The node-wide budget (`maxSubscriptionsPerNode`), shared by every connection. */
+  readonly nodeSubscriptions: SubscriptionBudget;
 }
 
 /** The subscriptions of one connection (at most one per session). */
@@ -58,6 +61,7 @@ export class ConnectionSubscriptions {
         { limit: this.#deps.maxSubscriptions },
       );
     }
+    this.#deps.nodeSubscriptions.take();
     const fromSeq = request.fromSeq ?? 0;
     const subscription = new Subscription({ sessionId, fromSeq }, this.#deps);
     const entry: Entry = { subscription, channel: undefined };
@@ -92,6 +96,7 @@ export class ConnectionSubscriptions {
 
   #remove(sessionId: string, entry: Entry): void {
     this.#entries.delete(sessionId);
+    this.#deps.nodeSubscriptions.give();
     this.#deps.metrics.subscriptions.dec();
     entry.subscription.close();
     if (entry.channel !== undefined) this.#deps.channels.release(entry.channel, entry.subscription);

@@ -38,6 +38,11 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
   /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
   readonly upgradeToken: () => string | undefined;
+  /**
+   * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
+   * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
+   */
+  readonly admit: () => boolean;
   readonly onClose: (connection: Connection) => void;
 }
 
@@ -282,6 +287,13 @@ export class Connection {
       return false;
     }
     if (this.#state !== 'authenticating') return false;
+    if (!this.#deps.admit()) {
+      const error = new HubError(HubErrorCode.TOO_MANY_CONNECTIONS, 'this hub node is at its connection limit');
+      this.#sendError(error, message.id);
+      this.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
+      this.#state = 'closed';
+      return false;
+    }
     this.#state = 'ready';
     const { maxFrameBytes, maxEventsPerAppend, maxEventBytes } = this.#deps.limits;
     this.send({
@@ -295,8 +307,7 @@ export class Connection {
   }
 
   #setPrincipal(principal: HubPrincipal): void {
-    this.#principal = principal;
-    this.#guard.setPrincipal(principal);
+    this.#principal = this.#guard.setPrincipal(principal);
   }
 
   /** End every subscription with `error` (e.g. TOKEN_EXPIRED), telling the client which sessions ended. */
