@@ -256,6 +256,11 @@ export const HubErrorCode = {
   /** The store (Redis) is unreachable; nothing was written. Retry later. */
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /**
+   * A stored entry of the session failed verification on read (corrupted data): the subscription ends (`sessionId`,
+   * `details.seq` = the first seq that could not be read). Needs an operator; resubscribing hits it again.
+   */
+  DATA_CORRUPTED: 'DATA_CORRUPTED',
   INTERNAL: 'INTERNAL',
 } as const;
 export type HubErrorCode = (typeof HubErrorCode)[keyof typeof HubErrorCode];

@@ -1,5 +1,5 @@
 import { HubErrorCode, type SubscribeRequest } from '../../shared/index.ts';
-import { HubError } from '../hub-error.ts';
+import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
@@ -63,7 +63,10 @@ export class ConnectionSubscriptions {
     }
     this.#deps.nodeSubscriptions.take();
     const fromSeq = request.fromSeq ?? 0;
-    const subscription = new Subscription({ sessionId, fromSeq }, this.#deps);
+    const subscription = new Subscription(
+      { sessionId, fromSeq },
+      { ...this.#deps, onFailed: (error) => this.#failed(entry, error) },
+    );
     const entry: Entry = { subscription, channel: undefined };
     this.#entries.set(sessionId, entry);
     this.#deps.metrics.subscriptions.inc();
@@ -88,6 +91,15 @@ export class ConnectionSubscriptions {
     const entry = this.#entries.get(sessionId);
     if (entry === undefined) throw new HubError(HubErrorCode.NOT_SUBSCRIBED, `not subscribed to ${sessionId}`);
     this.#remove(sessionId, entry);
+  }
+
+  /** A subscription ended itself on an error: drop it and tell the client (`error` with `sessionId`). */
+  #failed(entry: Entry, error: HubError): void {
+    const { sessionId } = entry.subscription;
+    if (this.#entries.get(sessionId) !== entry) return;
+    this.#remove(sessionId, entry);
+    this.#deps.metrics.errors.inc({ code: error.code });
+    this.#deps.sink.send(errorMessage(error, undefined, sessionId));
   }
 
   closeAll(): void {
