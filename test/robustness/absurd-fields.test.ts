@@ -37,7 +37,15 @@ const user = { type: 'user/message', data: { role: 'user', content: 'hi' } };
 const messages: Record<string, Builder> = {
   hello: (id) => ({ type: 'hello', id, versions: [1] }),
   auth: (id) => ({ type: 'auth', id, token: 't' }),
-  subscribe: (id) => ({ type: 'subscribe', id, sessionId: 'absurd/s', fromSeq: 0, epoch: 'e' }),
+  subscribe: (id) => ({
+    type: 'subscribe',
+    id,
+    sessionId: 'absurd/s',
+    fromSeq: 0,
+    epoch: 'e',
+    presence: true,
+    label: 'l',
+  }),
   unsubscribe: (id) => ({ type: 'unsubscribe', id, sessionId: 'absurd/s' }),
   append: (id) => ({
     type: 'append',
