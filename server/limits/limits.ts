@@ -1,3 +1,5 @@
+import { PROTOCOL_BOUNDS } from '../../shared/protocol.ts';
+
 /**
  * The security limits this module adds to the hub's limits (the hub's `HubLimits` in server/config.ts holds the
  * frame, batch, event, subscription, connection and hello limits). Every breach is answered with a typed error
@@ -72,12 +74,21 @@ export class LimitsConfigError extends Error {
   override readonly name = 'LimitsConfigError';
 }
 
-/** Check that every given limit is a positive safe integer (throws `LimitsConfigError` naming the first bad one). */
+/**
+ * Check that every given limit is a positive safe integer (throws `LimitsConfigError` naming the first bad one), and
+ * that `maxEventsPerAppend` stays within what the protocol parser takes (`PROTOCOL_BOUNDS.eventsPerAppend`).
+ */
 export function checkLimits(limits: Readonly<Record<string, number>>): void {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new LimitsConfigError(`limit ${name} must be a positive integer, got ${String(value)}`);
     }
+  }
+  const events = limits['maxEventsPerAppend'];
+  if (events !== undefined && events > PROTOCOL_BOUNDS.eventsPerAppend) {
+    throw new LimitsConfigError(
+      `limit maxEventsPerAppend must be at most ${PROTOCOL_BOUNDS.eventsPerAppend} (the protocol's bound), got ${events}`,
+    );
   }
 }
 

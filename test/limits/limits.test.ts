@@ -38,6 +38,7 @@ describe('security limits', () => {
     }
     expect(() => checkLimits({ maxEventBytes: 0 })).toThrow(/maxEventBytes/);
     expect(() => checkLimits({ maxEventBytes: 1, maxFrameBytes: 1 })).not.toThrow();
+    expect(() => checkLimits({ maxEventsPerAppend: 100_001 })).toThrow(/at most 100000/);
   });
 });
 
