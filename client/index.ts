@@ -14,3 +14,4 @@ export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from './core.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
+export type { ProviderStreamOptions, StreamedAssistant, StreamedToolCall } from './provider-streams/index.ts';
