@@ -26,7 +26,7 @@ export function toAnthropic(input: AdapterInput): AnthropicRequest {
     role: 'user' | 'assistant',
     content: string | (AnthropicUserBlock | AnthropicAssistantBlock)[],
   ): void => {
-    if (content.length === 0) return;
+    if (Array.isArray(content) && content.length === 0) return; // all its blocks were dropped
     const last = messages.at(-1);
     if (last?.role !== role) {
       messages.push({ role, content } as AnthropicMessage);
