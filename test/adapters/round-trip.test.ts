@@ -13,7 +13,7 @@ import {
   type OpenAIChatMessage,
 } from '../../shared/adapters/index.ts';
 import { Session, validateLifecycle } from '../../shared/index.ts';
-import type { KnownEventDraft, SessionEvent } from '../../shared/index.ts';
+import type { JsonObject, KnownEventDraft, SessionEvent } from '../../shared/index.ts';
 
 function append(drafts: readonly KnownEventDraft[]): readonly SessionEvent[] {
   const session = new Session();
@@ -31,7 +31,7 @@ const argumentsValue = fc.dictionary(fc.constantFrom('a', 'b', 'query'), fc.oneo
 interface Call {
   readonly id: string;
   readonly name: string;
-  readonly input: Record<string, unknown>;
+  readonly input: JsonObject;
 }
 
 /** A step: the assistant's text/reasoning, its calls, the results' contents (in the order answered). */
