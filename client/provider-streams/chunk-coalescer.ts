@@ -32,16 +32,29 @@ export class ChunkCoalescer {
     if (this.#pending !== undefined && this.#pending.key !== key) this.flush();
     const pending = (this.#pending ??= { key, head, field, text: '' });
     pending.text += delta;
-    if (this.#windowMs <= 0 || pending.text.length >= this.#maxChars) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.#windowMs);
+    if (this.#windowMs <= 0 || pending.text.length >= this.#maxChars) this.#cut();
+    else this.#timer ??= setTimeout(() => this.#cut(), this.#windowMs);
   }
 
-  /** Writes the pending chunk now (if any). */
+  /** Writes the pending chunk now (if any): at the end of a stream, or before another kind of chunk. */
   flush(): void {
+    this.#cut(false);
+  }
+
+  /**
+   * Writes the pending chunk. Mid-run (`carry`), a trailing high surrogate stays pending for the next delta of
+   * the same key: a chunk never ends inside a surrogate pair (a lone surrogate is not lossless JSON).
+   */
+  #cut(carry = true): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     const pending = this.#pending;
     this.#pending = undefined;
-    if (pending !== undefined) this.#write({ ...pending.head, [pending.field]: pending.text });
+    if (pending === undefined) return;
+    const last = pending.text.charCodeAt(pending.text.length - 1);
+    const split = carry && last >= 0xd800 && last <= 0xdbff;
+    const text = split ? pending.text.slice(0, -1) : pending.text;
+    if (split) this.#pending = { ...pending, text: pending.text.slice(-1) };
+    if (text !== '' || !split) this.#write({ ...pending.head, [pending.field]: text });
   }
 }
