@@ -6,7 +6,13 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter } from '../../client/index.ts';
 import type { SessionEvent } from '../../client/index.ts';
-import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../shared/adapters/index.ts';
+import {
+  draftsFromAnthropic,
+  draftsFromOpenAIChat,
+  toAnthropic,
+  toOpenAIChat,
+  toOpenAIResponses,
+} from '../../shared/adapters/index.ts';
 import { validateLifecycle } from '../../shared/index.ts';
 import { useMemoryHubClient } from '../client/hubs.ts';
 import { startReplayServer, type ReplayServer } from './replay-server.ts';
@@ -412,5 +418,48 @@ describe('Anthropic Messages through the @anthropic-ai/sdk SDK', () => {
     async function* never(): AsyncGenerator<{ type: string }> {}
     await expect(writer.streamAnthropic(never())).rejects.toMatchObject({ code: 'INVALID_STATE' });
     expect(writer.nextSeq).toBe(0);
+  });
+});
+
+describe('imported conversations on a real hub', () => {
+  it('draftsFrom* append to the hub as a valid lifecycle and convert back to the same request', async () => {
+    const chat = {
+      messages: [
+        { role: 'system' as const, content: 'Be brief.' },
+        { role: 'user' as const, content: 'Weather in Paris?' },
+        {
+          role: 'assistant' as const,
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function' as const, function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
+        { role: 'tool' as const, tool_call_id: 'c1', content: 'Sunny' },
+        { role: 'assistant' as const, content: 'Sunny.' },
+      ],
+    };
+    await hub.client.append('adapters/import-chat', draftsFromOpenAIChat(chat));
+    const chatLog = await hub.store.read('adapters/import-chat', 0, 1000);
+    expect(validateLifecycle(chatLog, { complete: true })).toEqual([]);
+    expect(toOpenAIChat(chatLog)).toEqual(chat.messages);
+
+    const anthropicRequest = {
+      system: 'Be brief.',
+      messages: [
+        { role: 'user' as const, content: 'Weather in Paris?' },
+        {
+          role: 'assistant' as const,
+          content: [{ type: 'tool_use' as const, id: 't1', name: 'weather', input: { city: 'Paris' } }],
+        },
+        {
+          role: 'user' as const,
+          content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: 'Sunny', is_error: true }],
+        },
+      ],
+    };
+    await hub.client.append('adapters/import-anthropic', draftsFromAnthropic(anthropicRequest));
+    const anthropicLog = await hub.store.read('adapters/import-anthropic', 0, 1000);
+    expect(validateLifecycle(anthropicLog)).toEqual([]);
+    expect(toAnthropic(anthropicLog)).toEqual(anthropicRequest);
   });
 });
