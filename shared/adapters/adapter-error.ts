@@ -1,5 +1,4 @@
 import { SessionLogError } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../json.ts';
 
 /** Where a message sits: its index in the adapter's input, and the seq of its event when known. */
 export interface Where {
@@ -16,8 +15,4 @@ export function adapterError(
   const path = `messages[${at.index}]`;
   const where = at.seq === undefined ? path : `${path} (event ${at.seq})`;
   return new SessionLogError(code, `${where}: ${reason}`, { path, ...(at.seq === undefined ? {} : { seq: at.seq }) });
-}
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
