@@ -50,6 +50,11 @@ export type HistoryItem =
  * UNSUPPORTED_MESSAGE. Errors name the message (`path: messages[i]`) and, given a log, its `seq`.
  */
 export function readHistory(input: AdapterInput): HistoryItem[] {
+  const first = input[0] as object | undefined;
+  if (isLog(input) && first !== undefined && (first as SessionEvent).seq !== 0) {
+    const seq = (first as SessionEvent).seq;
+    throw adapterError('UNSUPPORTED_MESSAGE', { index: 0, seq }, 'a log must start at seq 0 to derive its messages');
+  }
   const sourced = isLog(input)
     ? deriveSourcedMessages(input).map((entry, index) => ({ message: entry.message, at: { index, seq: entry.seq } }))
     : input.map((message, index) => ({ message, at: { index } }));

@@ -117,6 +117,12 @@ describe('tool pairing', () => {
     expect(toOpenAIChat(events.slice(0, 2)).at(-1)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'c1' }] });
   });
 
+  it('a log that does not start at seq 0 is refused (its surface is unknown)', () => {
+    const events = parseJsonl(readFileSync(new URL('calculator-turn.jsonl', fixtures), 'utf8'));
+    const error = adapterFailure(() => toOpenAIChat(events.slice(3)));
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_MESSAGE', seq: 3 });
+  });
+
   it('content a format cannot carry is UNSUPPORTED_MESSAGE', () => {
     const error = adapterFailure(() =>
       toOpenAIChat([{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }]),
