@@ -303,6 +303,42 @@ describe('OpenAI Responses through the openai SDK', () => {
   });
 });
 
+describe('OpenAI Responses failures', () => {
+  it('response.failed mid-stream commits what arrived, marked interrupted, and rejects', async () => {
+    const openai = new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const writer = await openSession('adapters/responses-failed', 'hello?');
+    server.respond({
+      body: typedEvents([
+        responsesEvent('response.output_item.added', {
+          output_index: 0,
+          item: { type: 'message', id: 'msg_1', role: 'assistant', content: [] },
+        }),
+        responsesEvent('response.output_text.delta', {
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          delta: 'Hel',
+          logprobs: [],
+        }),
+        responsesEvent('response.failed', {
+          response: { id: 'resp_2', status: 'failed', error: { code: 'server_error', message: 'boom' } },
+        }),
+      ]),
+    });
+    const stream = await openai.responses.create({
+      model: 'gpt-test',
+      input: toOpenAIResponses(await logOf(writer)),
+      stream: true,
+    });
+    await expect(writer.streamOpenAIResponses(stream)).rejects.toThrow('boom');
+    await writer.endTurn('error');
+    const log = await logOf(writer);
+    expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    const message = log.find((event) => event.type === 'assistant/message')!;
+    expect(message.data).toMatchObject({ message: { content: [{ type: 'text', text: 'Hel' }], interrupted: true } });
+  });
+});
+
 describe('Anthropic Messages through the @anthropic-ai/sdk SDK', () => {
   const anthropic = (): Anthropic => new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
 
