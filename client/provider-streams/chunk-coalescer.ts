@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../shared/json.ts';
+import { wellFormed } from './lossless.ts';
 
 interface Pending {
   readonly key: string;
@@ -55,6 +56,6 @@ export class ChunkCoalescer {
     const split = carry && last >= 0xd800 && last <= 0xdbff;
     const text = split ? pending.text.slice(0, -1) : pending.text;
     if (split) this.#pending = { ...pending, text: pending.text.slice(-1) };
-    if (text !== '' || !split) this.#write({ ...pending.head, [pending.field]: text });
+    if (text !== '' || !split) this.#write({ ...pending.head, [pending.field]: wellFormed(text) });
   }
 }

@@ -1,5 +1,6 @@
-import type { JsonObject, JsonValue } from '../../shared/json.ts';
+import type { JsonObject } from '../../shared/json.ts';
 import type { ChunkCoalescer } from './chunk-coalescer.ts';
+import { losslessParse, wellFormed } from './lossless.ts';
 import type { StreamedToolCall } from './types.ts';
 
 type Block =
@@ -72,17 +73,18 @@ export class MessageAssembler {
     const content: JsonObject[] = [];
     const calls: StreamedToolCall[] = [];
     for (const [, block] of [...this.#blocks].sort(([a], [b]) => a - b)) {
-      if (block.kind === 'text' && block.text !== '') content.push({ type: 'text', text: block.text });
+      if (block.kind === 'text' && block.text !== '') content.push({ type: 'text', text: wellFormed(block.text) });
       if (block.kind === 'thinking' && (block.thinking !== '' || block.signature !== '')) {
-        const signature = block.signature === '' ? {} : { signature: block.signature };
-        content.push({ type: 'thinking', thinking: block.thinking, ...signature });
+        const signature = block.signature === '' ? {} : { signature: wellFormed(block.signature) };
+        content.push({ type: 'thinking', thinking: wellFormed(block.thinking), ...signature });
       }
-      if (block.kind === 'redacted') content.push({ type: 'redacted_thinking', data: block.data });
+      if (block.kind === 'redacted') content.push({ type: 'redacted_thinking', data: wellFormed(block.data) });
       if (block.kind !== 'tool' || block.name === '' || interrupted) continue;
-      const args = block.arguments.trim() === '' ? '{}' : block.arguments;
-      const input = parseInput(args);
-      content.push({ type: 'tool_use', id: block.id, name: block.name, input });
-      calls.push({ callId: block.id, name: block.name, arguments: args, input });
+      const args = wellFormed(block.arguments.trim() === '' ? '{}' : block.arguments);
+      const input = losslessParse(args) ?? {};
+      const [id, name] = [wellFormed(block.id), wellFormed(block.name)];
+      content.push({ type: 'tool_use', id, name, input });
+      calls.push({ callId: id, name, arguments: args, input });
     }
     return { content, calls };
   }
@@ -94,13 +96,5 @@ export class MessageAssembler {
       this.#blocks.set(slot, block);
     }
     return block;
-  }
-}
-
-function parseInput(args: string): JsonValue {
-  try {
-    return JSON.parse(args) as JsonValue;
-  } catch {
-    return {};
   }
 }

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../shared/json.ts';
 import { ClientErrorCode, HubClientError } from '../errors.ts';
 import { ChunkCoalescer } from './chunk-coalescer.ts';
+import { losslessCopy } from './lossless.ts';
 import { MessageAssembler } from './message-assembler.ts';
 import type { ProviderStreamOptions, StreamedAssistant, StreamTarget } from './types.ts';
 
@@ -68,9 +69,14 @@ export async function runProviderStream<E>(
 
 /** The usage the log keeps: token counts under common names, and the provider's own report (as JSON). */
 export function normalizedUsage(provider: unknown, inputTokens: unknown, outputTokens: unknown): JsonValue {
+  const reported = losslessCopy(provider);
   return {
-    ...(typeof inputTokens === 'number' ? { inputTokens } : {}),
-    ...(typeof outputTokens === 'number' ? { outputTokens } : {}),
-    provider: JSON.parse(JSON.stringify(provider ?? null)) as JsonValue,
+    ...(isCount(inputTokens) ? { inputTokens } : {}),
+    ...(isCount(outputTokens) ? { outputTokens } : {}),
+    ...(reported === undefined ? {} : { provider: reported }),
   };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -18,7 +18,10 @@ export interface StreamedToolCall {
   readonly name: string;
   /** The arguments as the model wrote them (JSON text). */
   readonly arguments: string;
-  /** The parsed arguments (`{}` when they are not valid JSON; `arguments` keeps the text). */
+  /**
+   * The parsed arguments, as lossless JSON (`-0` as 0, lone surrogates as U+FFFD); `{}` when they are not JSON or
+   * hold a number JSON cannot carry losslessly (an integer beyond 2^53): `arguments` keeps the exact text.
+   */
   readonly input: JsonValue;
 }
 

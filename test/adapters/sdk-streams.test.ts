@@ -145,6 +145,44 @@ describe('OpenAI Chat Completions (DeepSeek reasoning) through the openai SDK', 
     ]);
   });
 
+  it('makes what the provider sent lossless JSON, so the message and its calls always commit together', async () => {
+    const writer = await openSession('adapters/chat-lossless', 'odd values?');
+    server.respond({
+      body: dataEvents([
+        chatChunk({ role: 'assistant', content: 'a\ud800b' }),
+        chatToolCallDelta(0, { id: 'c1', type: 'function', function: { name: 'f', arguments: '{"n":-0}' } }),
+        chatToolCallDelta(1, {
+          id: 'c2',
+          type: 'function',
+          function: { name: 'f', arguments: '{"id":12345678901234567890}' },
+        }),
+        chatChunk({}, 'tool_calls'),
+      ]),
+    });
+    const stream = await openai().chat.completions.create({
+      model: 'deepseek-chat',
+      messages: toOpenAIChat(await logOf(writer)),
+      stream: true,
+    });
+    const result = await writer.streamOpenAIChat(stream);
+    expect(result.toolCalls).toEqual([
+      { callId: 'c1', name: 'f', arguments: '{"n":-0}', input: { n: 0 } },
+      { callId: 'c2', name: 'f', arguments: '{"id":12345678901234567890}', input: {} },
+    ]);
+    const log = await logOf(writer);
+    expect(result.message.data).toMatchObject({
+      message: {
+        content: [
+          { type: 'text', text: 'a\ufffdb' },
+          { type: 'tool_use', id: 'c1', input: { n: 0 } },
+          { type: 'tool_use', id: 'c2', input: {} },
+        ],
+      },
+    });
+    expect(log.filter((event) => event.type === 'tool/call')).toHaveLength(2);
+    expectMessagesCiteTheirChunks(log);
+  });
+
   it('an error mid-stream commits what arrived, marked interrupted, and rejects; the turn can end cleanly', async () => {
     const writer = await openSession('adapters/chat-error', 'hello?');
     server.respond({
