@@ -56,7 +56,7 @@ interface QueuedAppend extends PlannedAppend {
   readonly whenReady: Promise<void>;
   ready: boolean;
   readyError: unknown;
-  /** The cache was refreshed for it: a second `expectedSeq` mismatch is final. */
+  /** The cache was refreshed for it: a second `expectedSeq` mismatch or validation failure is final. */
   refreshed: boolean;
   /** Conflicting commits it took part in. */
   conflicts: number;
@@ -69,10 +69,11 @@ interface QueuedAppend extends PlannedAppend {
  * commit in flight (so the node never conflicts with itself); while it is in flight, later appends queue up, and
  * the next commit takes as many of them as validate in order (`planGroup`): one store round trip, one
  * notification and one frame per subscriber for the whole group, one ack per append. Validation is the shared
- * core's, against the cached session; the commit carries `expectedSeq` = the session's length and
+ * core's, against the cached validation state; the commit carries `expectedSeq` = the session's length and
  * `expectedEpoch` = the epoch the session was built from. On a conflict (another node appended, or the session
  * was deleted and rewritten) the node refreshes from the store, re-validates and retries (bounded, full-jitter
- * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing of an append is
+ * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT, and an append that fails
+ * validation is refused only once it failed against a copy just refreshed from the store (a node's copy may lag). Nothing of an append is
  * written unless all of it is valid; an invalid append fails alone and the ones behind it go on.
  */
 export class AppendPipeline {
@@ -188,12 +189,15 @@ export class AppendPipeline {
 
   /** One planning and commit round: settles at least one append, or refreshes the cache (bounded by retries). */
   async #step(queue: QueuedAppend[], entry: CachedSession): Promise<void> {
-    const plan = planGroup(queue, entry.session, this.#groupLimits);
+    const plan = planGroup(queue, entry.log, this.#groupLimits);
     switch (plan.kind) {
       case 'seq-mismatch':
         return this.#onSeqMismatch(queue, entry, plan.item);
       case 'invalid': {
         const { item, error } = plan;
+        // This node's copy may be behind the store (another node appended and no notice came yet): an append that
+        // cites the newer events, or continues their turn, is valid. Refresh and plan again before refusing.
+        if (!item.refreshed) return this.#refreshFor(queue, entry, item);
         settle(queue, item);
         const duplicate = await this.#probeDuplicate(item.input).catch((probeError: unknown) => {
           this.#fail(queue, [item], probeError);
@@ -218,21 +222,23 @@ export class AppendPipeline {
     }
   }
 
-  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
-    if (!item.refreshed) {
-      item.refreshed = true;
-      try {
-        await this.#deps.cache.refresh(entry);
-      } catch (error) {
-        this.#fail(queue, [settle(queue, item)], error);
-      }
-      return;
+  /** Bring the entry up to the store's head once for `item`, which then is planned again. */
+  async #refreshFor(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    item.refreshed = true;
+    try {
+      await this.#deps.cache.refresh(entry);
+    } catch (error) {
+      this.#fail(queue, [settle(queue, item)], error);
     }
+  }
+
+  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    if (!item.refreshed) return this.#refreshFor(queue, entry, item);
     settle(queue, item);
     try {
       const duplicate = await this.#probeDuplicate(item.input);
       if (duplicate !== undefined) return item.resolve(duplicate);
-      const nextSeq = entry.session.length;
+      const nextSeq = entry.log.length;
       item.reject(
         seqConflict(`expectedSeq ${item.input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1),
       );
@@ -249,7 +255,7 @@ export class AppendPipeline {
   ): Promise<void> {
     const { store, cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
-    const expectedSeq = entry.session.length;
+    const expectedSeq = entry.log.length;
     const result = await store.commitGroup({ sessionId, expectedSeq, expectedEpoch: entry.epoch, batches });
     switch (result.status) {
       case 'committed': {
