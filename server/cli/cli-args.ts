@@ -15,6 +15,8 @@ export interface ServeOptions {
   readonly auth: AuthConfig;
   /** Browser origins allowed to open a WebSocket (undefined: the default of `HubConfig.allowedOrigins`). */
   readonly allowedOrigins: '*' | readonly string[] | undefined;
+  /** Whether appends must keep the lifecycle rules (see `HubConfig.lifecycle`). */
+  readonly lifecycle: 'enforce' | 'off';
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -31,6 +33,9 @@ Options:
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
   --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
                        ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
+  --lifecycle <mode>   enforce: refuse appends that break the turn/step/tool-call rules
+                       (LIFECYCLE_VIOLATION); off: for logs of extension events only (env LIFECYCLE;
+                       default enforce)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
@@ -81,6 +86,11 @@ function parseAllowedOrigins(text: string): '*' | readonly string[] {
   return origins;
 }
 
+function parseLifecycle(text: string): 'enforce' | 'off' {
+  if (text !== 'enforce' && text !== 'off') throw new UsageError(`invalid lifecycle mode "${text}" (enforce or off)`);
+  return text;
+}
+
 function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
   return text === undefined ? undefined : parse(text);
 }
@@ -102,6 +112,7 @@ export function parseServeArgs(
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
         'allowed-origins': { type: 'string' },
+        lifecycle: { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -144,5 +155,6 @@ export function parseServeArgs(
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
     allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
+    lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['LIFECYCLE']) ?? 'enforce'),
   };
 }

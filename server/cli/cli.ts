@@ -96,6 +96,7 @@ async function serve(options: ServeOptions): Promise<number> {
     logger,
     auth: createHubAuth(authenticator),
     nodeName,
+    lifecycle: options.lifecycle,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   });
   let address: HubAddress;

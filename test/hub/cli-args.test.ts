@@ -11,6 +11,7 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'info',
       nodeName: undefined,
       auth: { mode: 'open' },
+      lifecycle: 'enforce',
     });
   });
 
@@ -31,10 +32,19 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'warn',
       nodeName: 'n1',
       auth: { mode: 'open' },
+      lifecycle: 'enforce',
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
     ).toMatchObject({ port: 0, redisUrl: 'redis://x:1', keyPrefix: 'p:', logLevel: 'debug', host: '0.0.0.0' });
+  });
+
+  it('takes --lifecycle enforce|off (env LIFECYCLE), nothing else', () => {
+    expect(parseServeArgs(['--lifecycle', 'off'], {})).toMatchObject({ lifecycle: 'off' });
+    expect(parseServeArgs([], { LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'off' });
+    expect(parseServeArgs(['--lifecycle=enforce'], { LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'enforce' });
+    expect(() => parseServeArgs(['--lifecycle', 'lenient'], {})).toThrow(/invalid lifecycle mode "lenient"/);
+    expect(serveUsage).toMatch(/--lifecycle <mode>/);
   });
 
   it('answers --help and refuses unknown flags and bad ports', () => {
