@@ -334,33 +334,22 @@ export class AppendPipeline {
 
   /**
    * A retried append whose idempotency key already committed may no longer validate (or match `expectedSeq`) at
-   * the current head. Ask the store with an `expectedSeq` that can never commit: it answers `duplicate` (with the
-   * original seqs) when the key is known, else `conflict`.
+   * the current head: ask the store (a read) whether the key is known, and with the same batch.
    */
   async #probeDuplicate(input: AppendInput): Promise<AppendOutcome | undefined> {
     if (input.idempotencyKey === undefined) return undefined;
-    let drafts: ValidatedDraft[];
+    let events: ValidatedDraft[];
     try {
-      drafts = input.events.map(normalizeDraft);
+      events = input.events.map(normalizeDraft);
     } catch {
       return undefined;
     }
-    const result = await this.#deps.store.commit({
-      sessionId: input.sessionId,
-      expectedSeq: Number.MAX_SAFE_INTEGER,
-      events: drafts,
-      idempotencyKey: input.idempotencyKey,
-    });
-    switch (result.status) {
-      case 'duplicate':
-        return duplicateOutcome(input.sessionId, result);
-      case 'conflict':
-        return undefined;
-      case 'committed':
-        throw new HubError(HubErrorCode.INTERNAL, 'the store committed a probe at an impossible seq');
-      case 'idempotency-mismatch':
-        throw idempotencyMismatch(result);
-    }
+    const { sessionId, idempotencyKey } = input;
+    const { epoch, keys } = await this.#deps.store.lookupKeys({ sessionId, batches: [{ events, idempotencyKey }] });
+    const known = keys[0];
+    if (known === undefined || epoch === undefined) return undefined;
+    if (!known.sameBatch) throw idempotencyMismatch(known);
+    return duplicateOutcome(sessionId, { epoch, ...known });
   }
 }
 
