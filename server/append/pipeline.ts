@@ -12,6 +12,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 import { planGroup, type GroupLimits, type PlannedAppend } from './group.ts';
+import { ownedIdempotencyKey } from './owned-key.ts';
 import { StoreUnavailableError, type CommitBatch, type EventStore } from '../store/event-store.ts';
 
 export interface AppendInput {
@@ -19,6 +20,11 @@ export interface AppendInput {
   readonly events: readonly EventDraft[];
   readonly expectedSeq?: number | undefined;
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Who sent the append (the token subject): its idempotency key is stored bound to it (`ownedIdempotencyKey`),
+   * so the same key from another principal is another key.
+   */
+  readonly keyOwner: string;
 }
 
 /** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
@@ -94,8 +100,13 @@ export class AppendPipeline {
    * before the append may commit; the order of calls is the commit order even when `ready` settles out of order;
    * when it rejects, the append fails with its error and nothing is written.
    */
-  append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
+  append(request: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
     ready.catch(() => undefined); // surfaced through the returned promise
+    const { idempotencyKey, keyOwner } = request;
+    const input =
+      idempotencyKey === undefined
+        ? request
+        : { ...request, idempotencyKey: ownedIdempotencyKey(keyOwner, idempotencyKey) };
     if (this.#closing) return Promise.reject(new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down'));
     const { maxEventsPerAppend } = this.#deps.limits;
     if (input.events.length > maxEventsPerAppend) {

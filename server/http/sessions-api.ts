@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
-import type { HubAction, HubAuth, HubLimits } from '../config.ts';
+import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
 import { readBody } from './body.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
@@ -97,7 +97,7 @@ async function authorize(
   sessionId: string,
   action: HubAction,
   deps: HttpRoutesDeps,
-): Promise<void> {
+): Promise<HubPrincipal> {
   const principal = await deps.auth.authenticate(requestToken(request), {
     transport: 'http',
     headers: request.headers,
@@ -107,6 +107,7 @@ async function authorize(
   if (!(await deps.auth.authorize(principal, action, sessionId))) {
     throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
   }
+  return principal;
 }
 
 async function authorized(
@@ -181,7 +182,8 @@ async function readEvents(
 }
 
 async function appendEvents(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const sessionId = decodeSessionId(rawSessionId);
+  const { subject: keyOwner } = await authorize(request, sessionId, 'append', deps);
   const body = await readBody(request, deps.limits.maxFrameBytes);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HubError(
@@ -198,7 +200,7 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
     sessionId,
   });
   if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
-  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append(message));
+  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
   const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
   return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
 }
