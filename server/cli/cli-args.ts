@@ -17,6 +17,10 @@ export interface ServeOptions {
   readonly allowedOrigins: '*' | readonly string[] | undefined;
   /** Whether appends must keep the lifecycle rules (see `HubConfig.lifecycle`). */
   readonly lifecycle: 'enforce' | 'off';
+  /** Serve the web inspector at /inspect (`--no-inspector` turns it off). */
+  readonly inspector: boolean;
+  /** Presence TTL (ms); undefined: the hub's default. */
+  readonly presenceTtlMs: number | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -34,8 +38,11 @@ Options:
   --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
                        ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
   --lifecycle <mode>   enforce: refuse appends that break the turn/step/tool-call rules
-                       (LIFECYCLE_VIOLATION); off: for logs of extension events only (env LIFECYCLE;
+                       (LIFECYCLE_VIOLATION); off: for logs of extension events only (env SESSION_HUB_LIFECYCLE;
                        default enforce)
+  --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
+  --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
+                       default 15000)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
@@ -91,6 +98,14 @@ function parseLifecycle(text: string): 'enforce' | 'off' {
   return text;
 }
 
+function parseMs(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 100 || value > 3_600_000) {
+    throw new UsageError(`invalid --${name} "${text}" (ms, 100 to 3600000)`);
+  }
+  return value;
+}
+
 function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
   return text === undefined ? undefined : parse(text);
 }
@@ -113,6 +128,8 @@ export function parseServeArgs(
         'node-name': { type: 'string' },
         'allowed-origins': { type: 'string' },
         lifecycle: { type: 'string' },
+        'no-inspector': { type: 'boolean' },
+        'presence-ttl-ms': { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -155,6 +172,10 @@ export function parseServeArgs(
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
     allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
-    lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['LIFECYCLE']) ?? 'enforce'),
+    lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['SESSION_HUB_LIFECYCLE']) ?? 'enforce'),
+    inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
+    presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
+      parseMs('presence-ttl-ms', text),
+    ),
   };
 }

@@ -98,6 +98,8 @@ async function serve(options: ServeOptions): Promise<number> {
     nodeName,
     lifecycle: options.lifecycle,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    inspector: options.inspector,
+    ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
   try {

@@ -12,7 +12,20 @@ describe('session-hub serve: arguments', () => {
       nodeName: undefined,
       auth: { mode: 'open' },
       lifecycle: 'enforce',
+      inspector: true,
     });
+  });
+
+  it('turns the inspector off and sets the presence TTL, from flags or env', () => {
+    expect(parseServeArgs(['--no-inspector', '--presence-ttl-ms', '2000'], {})).toMatchObject({
+      inspector: false,
+      presenceTtlMs: 2000,
+    });
+    expect(parseServeArgs([], { SESSION_HUB_INSPECTOR: '0', SESSION_HUB_PRESENCE_TTL_MS: '500' })).toMatchObject({
+      inspector: false,
+      presenceTtlMs: 500,
+    });
+    expect(() => parseServeArgs(['--presence-ttl-ms', '5'], {})).toThrow(/presence-ttl-ms/);
   });
 
   it('reads PORT, HOST, REDIS_URL, KEY_PREFIX, LOG_LEVEL, NODE_NAME, and lets flags win', () => {
@@ -33,16 +46,19 @@ describe('session-hub serve: arguments', () => {
       nodeName: 'n1',
       auth: { mode: 'open' },
       lifecycle: 'enforce',
+      inspector: true,
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
     ).toMatchObject({ port: 0, redisUrl: 'redis://x:1', keyPrefix: 'p:', logLevel: 'debug', host: '0.0.0.0' });
   });
 
-  it('takes --lifecycle enforce|off (env LIFECYCLE), nothing else', () => {
+  it('takes --lifecycle enforce|off (env SESSION_HUB_LIFECYCLE), nothing else', () => {
     expect(parseServeArgs(['--lifecycle', 'off'], {})).toMatchObject({ lifecycle: 'off' });
-    expect(parseServeArgs([], { LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'off' });
-    expect(parseServeArgs(['--lifecycle=enforce'], { LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'enforce' });
+    expect(parseServeArgs([], { SESSION_HUB_LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'off' });
+    expect(parseServeArgs(['--lifecycle=enforce'], { SESSION_HUB_LIFECYCLE: 'off' })).toMatchObject({
+      lifecycle: 'enforce',
+    });
     expect(() => parseServeArgs(['--lifecycle', 'lenient'], {})).toThrow(/invalid lifecycle mode "lenient"/);
     expect(serveUsage).toMatch(/--lifecycle <mode>/);
   });

@@ -20,7 +20,7 @@ async function postGhost(node: HubProcess): Promise<{ status: number; code: unkn
   return { status: response.status, code: body.error?.code };
 }
 
-/** The lifecycle check through the real CLI: on by default, `--lifecycle off` (or LIFECYCLE=off) turns it off. */
+/** The lifecycle check through the real CLI: on by default, `--lifecycle off` (or SESSION_HUB_LIFECYCLE=off) turns it off. */
 describe('session-hub serve --lifecycle', () => {
   const nodes: HubProcess[] = [];
   let enforcing: HubProcess;
@@ -30,7 +30,7 @@ describe('session-hub serve --lifecycle', () => {
     [enforcing, flagOff, envOff] = await Promise.all([
       HubProcess.start([]),
       HubProcess.start(['--lifecycle', 'off']),
-      HubProcess.start([], { LIFECYCLE: 'off' }),
+      HubProcess.start([], { SESSION_HUB_LIFECYCLE: 'off' }),
     ]);
     nodes.push(enforcing, flagOff, envOff);
   });
