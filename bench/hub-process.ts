@@ -23,6 +23,9 @@ await serveInChild(async () => {
     // The per-connection append rate limit (1,000/s by default) protects a shared hub from one client; a load
     // generator is that one client on purpose, so the benchmark measures the hub, not the limiter.
     limits: { appendsPerSecond: 10_000_000, appendBurst: 10_000_000 },
+    // The workload every system runs is a bare stream of `assistant/chunk` events (bench/workload.ts), not a run
+    // with turns and steps: validation stays the envelope and data shape, as for the other systems.
+    lifecycle: 'off',
   });
   const address = await hub.listen();
   return {
