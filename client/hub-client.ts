@@ -12,6 +12,8 @@ import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
+import { subscriptionStart } from './subscribe-options.ts';
+import type { SubscribeOptions } from './subscribe-options.ts';
 import type { SubscriptionLink } from './subscription-types.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -76,11 +78,6 @@ export type HubClientEvents = {
   /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
   error: [error: HubClientError];
 };
-
-export interface SubscribeOptions {
-  /** First seq wanted (default 0). Messages are derived only when starting from 0. */
-  readonly fromSeq?: number;
-}
 
 /**
  * A client of the session hub: one WebSocket (reconnected automatically) multiplexing any number of session
@@ -226,19 +223,20 @@ export class HubClient extends Emitter<HubClientEvents> {
   }
 
   /**
-   * Subscribe to a session from `fromSeq` (default 0). One subscription per session per client: subscribing
-   * again before closing the first throws ALREADY_SUBSCRIBED.
+   * Subscribe to a session: from `fromSeq` (default 0), optionally under the `epoch` your copy of the log belongs
+   * to, or from a snapshot (`{ resume: subscription.snapshot() }`) kept from an earlier subscription, which seeds
+   * the local copy and its messages and continues after its last seq. If the session's data was replaced since
+   * (its epoch differs), the subscription emits `reset` and rebuilds from seq 0: two histories are never mixed.
+   * Bad options (an unknown one included) throw BAD_REQUEST. One subscription per session per client:
+   * subscribing again before closing the first throws ALREADY_SUBSCRIBED.
    */
-  subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
+  subscribe(sessionId: string, options?: SubscribeOptions): Subscription {
     this.#assertOpen();
+    const start = subscriptionStart(sessionId, options);
     if (this.#subscriptions.has(sessionId)) {
       throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
     }
-    const fromSeq = options.fromSeq ?? 0;
-    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
-      throw new HubClientError('BAD_REQUEST', 'fromSeq must be a non-negative integer', { sessionId });
-    }
-    const subscription = new Subscription(this.#link, sessionId, fromSeq);
+    const subscription = new Subscription(this.#link, sessionId, start);
     this.#subscriptions.set(sessionId, subscription);
     subscription.connected();
     return subscription;

@@ -1,5 +1,6 @@
 export { HubClient } from './hub-client.ts';
-export type { HubClientOptions, HubClientState, HubClientEvents, SubscribeOptions } from './hub-client.ts';
+export type { HubClientOptions, HubClientState, HubClientEvents } from './hub-client.ts';
+export type { SubscribeOptions, SubscriptionSnapshot } from './subscribe-options.ts';
 export { Subscription } from './subscription.ts';
 export type { SubscriptionState, SubscriptionEvents } from './subscription-types.ts';
 export type { AppendOptions } from './appender.ts';
