@@ -8,6 +8,7 @@ import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import type { ConnectionState, TokenSource } from './connection.ts';
+import type { StateCause } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
@@ -73,8 +74,8 @@ export type HubClientState = ConnectionState;
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 
 export type HubClientEvents = {
-  /** The connection state changed (emitted once per change). */
-  state: [next: HubClientState, previous: HubClientState];
+  /** The connection state changed (emitted once per change), and why: `{ code, reason }`. */
+  state: [next: HubClientState, previous: HubClientState, cause: StateCause];
   /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
   error: [error: HubClientError];
 };
@@ -143,7 +144,7 @@ export class HubClient extends Emitter<HubClientEvents> {
         }
       },
     };
-    this.#connection.on('state', (next, previous) => this.#onState(next, previous));
+    this.#connection.on('state', (next, previous, cause) => this.#onState(next, previous, cause));
     this.#connection.on('message', (message) => this.#onMessage(message));
     this.#connection.on('lost', (code) => {
       if (code === CloseCode.MESSAGE_TOO_BIG) this.#appender.frameRefused();
@@ -192,6 +193,14 @@ export class HubClient extends Emitter<HubClientEvents> {
 
   get state(): HubClientState {
     return this.#connection.state;
+  }
+
+  /**
+   * Why the state last changed (centrifuge-js style): `code` (`CONNECTING`, `CONNECTED`, `CONNECT_FAILED`,
+   * `CONNECTION_LOST`, `HEARTBEAT_TIMEOUT`, `CLIENT_CLOSED`, or the error code that caused it) and `reason`.
+   */
+  get stateCause(): StateCause {
+    return this.#connection.stateCause;
   }
 
   /** The endpoint of the current (or next) connection attempt. */
@@ -281,7 +290,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     this.#connection.close();
   }
 
-  #onState(next: ConnectionState, previous: ConnectionState): void {
+  #onState(next: ConnectionState, previous: ConnectionState, cause: StateCause): void {
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
       this.#appender.connected();
@@ -295,7 +304,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       this.#appender.rejectAll();
       for (const subscription of [...this.#subscriptions.values()]) subscription.close();
     }
-    this.emit('state', next, previous);
+    this.emit('state', next, previous, cause);
     if (next === 'closed') this.removeAllListeners();
   }
 
