@@ -14,6 +14,12 @@ export interface StateCause {
   readonly reason: string;
 }
 
+/** A state change as `HubClient` reports it: `{ state, previous, code, reason }`. */
+export interface StateChange extends StateCause {
+  readonly state: 'connecting' | 'connected' | 'disconnected' | 'closed';
+  readonly previous: 'connecting' | 'connected' | 'disconnected' | 'closed';
+}
+
 export type StateChangeCode =
   | 'CONNECTING'
   | 'CONNECTED'

@@ -67,7 +67,6 @@ export class Connection extends Emitter<ConnectionEvents> {
   #urlIndex = 0;
   /** What the current socket's `error` event carried (the cause of a failed attempt, where the platform tells). */
   #socketError: unknown;
-  #everConnected = false;
   #cause: StateCause = { code: 'CONNECTING', reason: 'the client was created' };
 
   constructor(options: ConnectionOptions) {
@@ -82,11 +81,6 @@ export class Connection extends Emitter<ConnectionEvents> {
   /** Why the state last changed. */
   get stateCause(): StateCause {
     return this.#cause;
-  }
-
-  /** True once a welcomed connection existed (appends may have gone out). */
-  get everConnected(): boolean {
-    return this.#everConnected;
   }
 
   /** The endpoint of the current (or next) attempt. */
@@ -232,7 +226,6 @@ export class Connection extends Emitter<ConnectionEvents> {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#attempt = 0;
-      this.#everConnected = true;
       this.#startHeartbeat(socket);
       this.#setState('connected', { code: 'CONNECTED', reason: `welcomed by ${this.url}` });
     } else if (message.type === 'error') {

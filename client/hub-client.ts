@@ -8,7 +8,7 @@ import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import type { ConnectionState, TokenSource } from './connection.ts';
-import type { StateCause } from './connect-failure.ts';
+import type { StateCause, StateChange } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
@@ -74,8 +74,8 @@ export type HubClientState = ConnectionState;
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 
 export type HubClientEvents = {
-  /** The connection state changed (emitted once per change), and why: `{ code, reason }`. */
-  state: [next: HubClientState, previous: HubClientState, cause: StateCause];
+  /** The connection state changed (emitted once per change), and why: `{ state, previous, code, reason }`. */
+  state: [next: HubClientState, previous: HubClientState, change: StateChange];
   /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
   error: [error: HubClientError];
 };
@@ -93,6 +93,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
   readonly #maxFrameBytes: number;
   readonly #requestTimeoutMs: number;
+  #stateChange: StateChange = { state: 'connecting', previous: 'connecting', code: 'CONNECTING', reason: 'created' };
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
@@ -196,11 +197,11 @@ export class HubClient extends Emitter<HubClientEvents> {
   }
 
   /**
-   * Why the state last changed (centrifuge-js style): `code` (`CONNECTING`, `CONNECTED`, `CONNECT_FAILED`,
+   * The last state change and why (centrifuge-js style): `{ state, previous, code, reason }`, `code` (`CONNECTING`, `CONNECTED`, `CONNECT_FAILED`,
    * `CONNECTION_LOST`, `HEARTBEAT_TIMEOUT`, `CLIENT_CLOSED`, or the error code that caused it) and `reason`.
    */
-  get stateCause(): StateCause {
-    return this.#connection.stateCause;
+  get stateChange(): StateChange {
+    return this.#stateChange;
   }
 
   /** The endpoint of the current (or next) connection attempt. */
@@ -291,6 +292,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   }
 
   #onState(next: ConnectionState, previous: ConnectionState, cause: StateCause): void {
+    this.#stateChange = { state: next, previous, code: cause.code, reason: cause.reason };
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
       this.#appender.connected();
@@ -304,7 +306,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       this.#appender.rejectAll();
       for (const subscription of [...this.#subscriptions.values()]) subscription.close();
     }
-    this.emit('state', next, previous, cause);
+    this.emit('state', next, previous, this.#stateChange);
     if (next === 'closed') this.removeAllListeners();
   }
 

@@ -11,7 +11,7 @@ export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
 export type { TokenSource } from './connection.ts';
-export type { StateCause, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
+export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
 export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from './core.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';

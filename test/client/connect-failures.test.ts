@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HubClient, type HubClientError, type StateCause } from '../../client/index.ts';
+import { HubClient, type HubClientError, type StateChange } from '../../client/index.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { useMemoryHubClient } from './hubs.ts';
 
@@ -61,7 +61,7 @@ describe('connect failures are reported at once, with a typed code and the URL, 
 
   it.each(cases)('%s', async (_, urlOf, expected) => {
     const url = await urlOf();
-    const causes: StateCause[] = [];
+    const causes: StateChange[] = [];
     const client = new HubClient({ url, reconnect: fastRetry, connectTimeoutMs: 10_000 });
     client.on('state', (_next, _previous, cause) => causes.push(cause));
     try {
@@ -104,7 +104,12 @@ describe('connect failures are reported at once, with a typed code and the URL, 
     const seen: [string, string, string][] = [];
     client.on('state', (next, previous, cause) => seen.push([previous, next, cause.code]));
     await new Promise<void>((resolve) => client.once('state', () => resolve()));
-    expect(client.stateCause).toMatchObject({ code: 'CONNECTED', reason: `welcomed by ${hub.node.wsUrl}` });
+    expect(client.stateChange).toEqual({
+      state: 'connected',
+      previous: 'connecting',
+      code: 'CONNECTED',
+      reason: `welcomed by ${hub.node.wsUrl}`,
+    });
     client.close();
     expect(seen).toEqual([
       ['connecting', 'connected', 'CONNECTED'],
