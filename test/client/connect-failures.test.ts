@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient, type HubClientError, type StateChange } from '../../client/index.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -79,6 +80,24 @@ describe('connect failures are reported at once, with a typed code and the URL, 
       expect(causes.find((cause) => cause.code === 'CONNECT_FAILED')?.reason).toMatch(/retrying in \d+ ms/);
     } finally {
       client.close();
+    }
+  });
+
+  it('a server that accepts but never answers: CONNECT_FAILED (timeout) after connectTimeoutMs, then a retry', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createTcpServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `ws://127.0.0.1:${(silent.address() as { port: number }).port}/v1/ws`;
+    const client = new HubClient({ url, reconnect: fastRetry, connectTimeoutMs: 200 });
+    try {
+      const [first, second] = await errors(client, 2);
+      expect(first).toMatchObject({ code: 'CONNECT_FAILED', details: { url, kind: 'timeout', attempt: 1 } });
+      expect(first!.message).toMatch(/no welcome from the hub within 200 ms/);
+      expect(second).toMatchObject({ code: 'CONNECT_FAILED', details: { kind: 'timeout', attempt: 2 } });
+    } finally {
+      client.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnChild, untilExit } from './children/run-child.ts';
-import { useMemoryHubClient } from './hubs.ts';
+import { HeldStore, startNode, useMemoryHubClient } from './hubs.ts';
 
 describe('a failed AgentWriter never leaves a promise unhandled', () => {
   const hub = useMemoryHubClient({ limits: { maxEventBytes: 1024 } });
@@ -25,4 +25,26 @@ describe('a failed AgentWriter never leaves a promise unhandled', () => {
       for (const [method, result] of Object.entries(results)) expect([method, result]).toEqual([method, code]);
     },
   );
+
+  it('after a TIMEOUT (the hub never acks) every public method rejects with it, under --unhandled-rejections=strict', async () => {
+    const store = new HeldStore();
+    const node = await startNode(store);
+    try {
+      const child = spawnChild(
+        'failed-writer.ts',
+        [node.wsUrl, 'failed-writer/timeout', 'timeout'],
+        ['--unhandled-rejections=strict'],
+      );
+      const run = await untilExit(child);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const { cause, results } = JSON.parse(run.stdout) as { cause: string; results: Record<string, string> };
+      expect(cause).toBe('TIMEOUT');
+      expect(Object.keys(results)).toHaveLength(16);
+      for (const [method, result] of Object.entries(results)) expect([method, result]).toEqual([method, 'TIMEOUT']);
+    } finally {
+      store.release();
+      await node.hub.close();
+      await store.close();
+    }
+  });
 });

@@ -4,14 +4,24 @@
 import { AgentWriter, HubClient } from '../../../client/index.ts';
 import type { HubClientError } from '../../../client/index.ts';
 
-const [url, sessionId, failure] = process.argv.slice(2) as [string, string, 'seq-conflict' | 'too-large'];
+const [url, sessionId, failure] = process.argv.slice(2) as [string, string, 'seq-conflict' | 'too-large' | 'timeout'];
 const client = new HubClient({ url });
-const writer = await AgentWriter.attach(client, sessionId);
-await writer.setSystemPrompt('be brief');
-await writer.startTurn();
-await writer.startStep();
-await writer.toolCall({ callId: 'c1', name: 'ls', arguments: {} });
-if (failure === 'seq-conflict') {
+const writer = await AgentWriter.attach(client, sessionId, failure === 'timeout' ? { timeoutMs: 200 } : {});
+if (failure === 'timeout') {
+  // The hub holds this first commit: no ack in time. The calls queued behind it fail with it, unawaited.
+  void writer.setSystemPrompt('be brief');
+  void writer.startTurn();
+  void writer.startStep();
+  void writer.toolCall({ callId: 'c1', name: 'ls', arguments: {} });
+} else {
+  await writer.setSystemPrompt('be brief');
+  await writer.startTurn();
+  await writer.startStep();
+  await writer.toolCall({ callId: 'c1', name: 'ls', arguments: {} });
+}
+if (failure === 'timeout') {
+  // nothing more: the held commit fails the writer
+} else if (failure === 'seq-conflict') {
   await client.append(sessionId, { type: 'other/writer', data: {} }); // another writer moves the head
   void writer.streamChunk('lost');
 } else {
