@@ -45,7 +45,9 @@ interface Queued {
  * writer) and an idempotency key (so reconnects never duplicate). Chunks stay separate events; they are only
  * grouped into appends. Each call's promise resolves with its committed event; you need not await each one, but
  * await `flush()` (or a later call) to see a failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is
- * broken: every call rejects with that error; `attach` again to continue from what the hub holds.
+ * broken: every call rejects with that error; `attach` again to continue from what the hub holds. No promise the
+ * writer returns or makes itself is ever reported unhandled (only misuse on a healthy writer rejects plainly).
+ * `recover()` closes a turn that a crashed writer left open, exactly once.
  */
 export class AgentWriter {
   readonly sessionId: string;
