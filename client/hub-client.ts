@@ -15,6 +15,7 @@ import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
+import { checkPresenceRequest } from './presence.ts';
 import type { SubscriptionLink } from './subscription-types.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -243,10 +244,11 @@ export class HubClient extends Emitter<HubClientEvents> {
   subscribe(sessionId: string, options?: SubscribeOptions): Subscription {
     this.#assertOpen();
     const start = subscriptionStart(sessionId, options);
+    const presence = checkPresenceRequest((options ?? {}) as { presence?: unknown; label?: unknown }, sessionId);
     if (this.#subscriptions.has(sessionId)) {
       throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
     }
-    const subscription = new Subscription(this.#link, sessionId, start);
+    const subscription = new Subscription(this.#link, sessionId, start, presence);
     this.#subscriptions.set(sessionId, subscription);
     subscription.connected();
     return subscription;
@@ -316,6 +318,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       case 'events':
       case 'live':
       case 'reset':
+      case 'presence':
         this.#subscriptions.get(message.sessionId)?.handle(message);
         return;
       case 'error':

@@ -19,9 +19,15 @@ export interface SubscriptionSnapshot {
  * to (a different epoch at the hub means `reset` and a rebuild from seq 0); or from a `resume` snapshot, which
  * also seeds the local copy and its derived messages.
  */
-export type SubscribeOptions =
+export type SubscribeOptions = (
   | { readonly fromSeq?: number; readonly epoch?: string; readonly resume?: never }
-  | { readonly resume: SubscriptionSnapshot; readonly fromSeq?: never; readonly epoch?: never };
+  | { readonly resume: SubscriptionSnapshot; readonly fromSeq?: never; readonly epoch?: never }
+) & {
+  /** Follow who watches the session (`subscription.presence`, `presence` events). Default false. */
+  readonly presence?: boolean;
+  /** How this subscription is named to other watchers (at most 128 characters). */
+  readonly label?: string;
+};
 
 /** The checked start of a subscription. */
 export interface SubscriptionStart {
@@ -31,11 +37,14 @@ export interface SubscriptionStart {
   readonly events: readonly SessionEvent[];
 }
 
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['fromSeq', 'epoch', 'resume']);
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['fromSeq', 'epoch', 'resume', 'presence', 'label']);
 /** Longest epoch accepted (the hub's are UUIDs). */
 const MAX_EPOCH_LENGTH = 256;
 
-/** Check `subscribe`'s options as JS callers may pass anything: every problem is a BAD_REQUEST. */
+/**
+ * Check where `subscribe` starts, as JS callers may pass anything: every problem is a BAD_REQUEST. (`presence` and
+ * `label` are checked by `checkPresenceRequest`.)
+ */
 export function subscriptionStart(sessionId: string, options: unknown): SubscriptionStart {
   const refuse = (message: string, cause?: unknown): never => {
     throw new HubClientError('BAD_REQUEST', `subscribe(${JSON.stringify(sessionId)}): ${message}`, {
@@ -47,7 +56,8 @@ export function subscriptionStart(sessionId: string, options: unknown): Subscrip
   if (typeof options !== 'object' || options === null || Array.isArray(options)) refuse('options must be an object');
   const record = options as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!KNOWN_OPTIONS.has(key)) refuse(`unknown option ${JSON.stringify(key)} (fromSeq, epoch or resume)`);
+    if (!KNOWN_OPTIONS.has(key))
+      refuse(`unknown option ${JSON.stringify(key)} (fromSeq, epoch, resume, presence, label)`);
   }
   const { fromSeq, epoch, resume } = record;
   if (resume !== undefined) {
