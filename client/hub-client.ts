@@ -151,7 +151,10 @@ export class HubClient extends Emitter<HubClientEvents> {
     this.#connection.on('lost', (code) => {
       if (code === CloseCode.MESSAGE_TOO_BIG) this.#appender.frameRefused();
     });
-    this.#connection.on('error', (error) => emitError(this, error, 'client'));
+    this.#connection.on('error', (error) => {
+      if (this.listenerCount('error') === 0 && !consoleWorthy(error)) return;
+      emitError(this, error, 'client');
+    });
     this.#connection.start();
     if (refreshMs !== undefined && typeof options.token === 'function') {
       this.#refreshTimer = setInterval(() => {
@@ -346,6 +349,16 @@ export class HubClient extends Emitter<HubClientEvents> {
   #closedError(): HubClientError {
     return new HubClientError(ClientErrorCode.CLOSED, 'the client is closed');
   }
+}
+
+/**
+ * Without an `error` listener, errors go to the console; failed connect attempts only at attempts 1, 2, 4, 8, ...
+ * (a client retrying an unreachable hub for hours says so a few dozen times, not thousands).
+ */
+function consoleWorthy(error: HubClientError): boolean {
+  if (error.code !== ClientErrorCode.CONNECT_FAILED) return true;
+  const attempt = error.details['attempt'];
+  return typeof attempt !== 'number' || (attempt & (attempt - 1)) === 0;
 }
 
 function asClientError(error: unknown): HubClientError {
