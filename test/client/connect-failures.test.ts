@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HubClient, type HubClientError, type StateChange } from '../../client/index.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { useMemoryHubClient } from './hubs.ts';
@@ -98,6 +98,24 @@ describe('connect failures are reported at once, with a typed code and the URL, 
       client.close();
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('with no error listener, failed attempts go to the console at attempts 1, 2, 4, … only', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const client = new HubClient({ url: `ws://127.0.0.1:${await freePort()}/v1/ws`, reconnect: fastRetry });
+    try {
+      let failed = 0;
+      await new Promise<void>((resolve) =>
+        client.on('state', (_next, _previous, change) => {
+          if (change.code === 'CONNECT_FAILED' && ++failed === 5) resolve();
+        }),
+      );
+      const attempts = warn.mock.calls.map(([, error]) => (error as HubClientError).details['attempt']);
+      expect(attempts).toEqual([1, 2, 4]);
+    } finally {
+      client.close();
+      warn.mockRestore();
     }
   });
 
