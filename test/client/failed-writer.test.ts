@@ -12,11 +12,10 @@ describe('a failed AgentWriter never leaves a promise unhandled', () => {
     'after %s every public method rejects with that failure, under --unhandled-rejections=strict',
     async (failure, code) => {
       // An unhandled rejection makes the child exit with 1 and print it on stderr.
-      const child = spawnChild(
-        'failed-writer.ts',
-        [hub.node.wsUrl, `failed-writer/${failure}`, failure],
-        ['--unhandled-rejections=strict'],
-      );
+      const { child } = spawnChild('failed-writer.ts', [hub.node.wsUrl, `failed-writer/${failure}`, failure], {
+        flags: ['--unhandled-rejections=strict'],
+        exitExpected: true,
+      });
       const run = await untilExit(child);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
       const { cause, results } = JSON.parse(run.stdout) as { cause: string; results: Record<string, string> };
@@ -30,11 +29,10 @@ describe('a failed AgentWriter never leaves a promise unhandled', () => {
     const store = new HeldStore();
     const node = await startNode(store);
     try {
-      const child = spawnChild(
-        'failed-writer.ts',
-        [node.wsUrl, 'failed-writer/timeout', 'timeout'],
-        ['--unhandled-rejections=strict'],
-      );
+      const { child } = spawnChild('failed-writer.ts', [node.wsUrl, 'failed-writer/timeout', 'timeout'], {
+        flags: ['--unhandled-rejections=strict'],
+        exitExpected: true,
+      });
       const run = await untilExit(child);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
       const { cause, results } = JSON.parse(run.stdout) as { cause: string; results: Record<string, string> };

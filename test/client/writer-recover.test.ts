@@ -10,9 +10,10 @@ describe.each(storeEngines('recover:'))('AgentWriter.recover() on the $name engi
 
   /** A writer in a child process writes up to two unanswered tool calls, then is SIGKILLed. */
   async function crashMidTurn(sessionId: string): Promise<void> {
-    const child = spawnChild('mid-turn-writer.ts', [engine.hub.wsUrl, sessionId]);
+    const { child, watch } = spawnChild('mid-turn-writer.ts', [engine.hub.wsUrl, sessionId]);
     const exited = untilExit(child);
     await untilPrinted(child, 'ready');
+    watch.expectExit();
     child.kill('SIGKILL');
     await exited;
   }

@@ -1,10 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { watchChild, type WatchedChild } from '../../helpers/child-watch.ts';
 
-/** A script of this folder run with `node [flags] --import tsx <script> ...args`. */
-export function spawnChild(script: string, args: readonly string[], flags: readonly string[] = []): ChildProcess {
+/**
+ * A script of this folder run with `node [flags] --import tsx <script> ...args`, watched by the suite's process
+ * guard (a crash fails the test; so does an exit the test did not expect, unless `exitExpected`).
+ */
+export function spawnChild(
+  script: string,
+  args: readonly string[],
+  options: { readonly flags?: readonly string[]; readonly exitExpected?: boolean } = {},
+): { child: ChildProcess; watch: WatchedChild } {
   const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
-  return spawn(process.execPath, [...flags, '--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.flags ?? []), '--import', 'tsx', path, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const watch = watchChild(child, `node ${script}`, { exitExpected: options.exitExpected ?? false });
+  return { child, watch };
 }
 
 /** Collect a child's output until it exits. */
