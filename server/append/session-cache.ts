@@ -1,4 +1,5 @@
-import { HubErrorCode, Session, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { Session, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
 import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
 import { requestUrl } from './request-url.ts';

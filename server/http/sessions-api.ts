@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
+import { parseClientMessage } from '../../shared/protocol-parse.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
 import type { HubAction, HubAuth, HubLimits } from '../config.ts';
 import { readBody } from './body.ts';

@@ -1,17 +1,14 @@
 import type { RawData, WebSocket } from 'ws';
 import {
   CloseCode,
-  decodeFrame,
-  encodeFrame,
-  encodeTextFrame,
   HubErrorCode,
-  parseClientMessage,
-  ProtocolParseError,
   type AppendRequest,
   type ClientMessage,
   type HelloRequest,
   type ServerMessage,
-} from '../../shared/index.ts';
+} from '../../shared/protocol.ts';
+import { decodeFrame, encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { parseClientMessage, ProtocolParseError } from '../../shared/protocol-parse.ts';
 import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import type { HubMetrics } from '../../server/metrics.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
