@@ -52,7 +52,7 @@ export function createHub(input: HubConfig): Hub {
   const config = resolveConfig(input);
   const { store, limits, nodeName } = config;
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
-  const metrics = new HubMetrics(config.metricsPrefix, nodeName);
+  const metrics = new HubMetrics(config.metricsPrefix);
   const cache = new SessionCache({
     store,
     logger,

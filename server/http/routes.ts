@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
+import { httpMethodLabel } from '../metrics.ts';
 import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
 import { requestUrl } from './request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
@@ -20,7 +21,11 @@ export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessa
     run()
       .catch((error: unknown) => errorReply(error, deps))
       .then((reply) => {
-        deps.metrics.httpRequests.inc({ route, status: String(reply.status) });
+        deps.metrics.httpRequests.inc({
+          method: httpMethodLabel(request.method),
+          handler: route,
+          code: String(reply.status),
+        });
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         response.writeHead(reply.status, {
           'content-type': reply.contentType ?? 'application/json; charset=utf-8',

@@ -73,9 +73,7 @@ export class Connection {
         metrics.closes.inc({ code: String(code) });
         this.#log.warn({ code, subject: this.#principal?.subject }, 'connection closed by a limit');
       },
-      onBufferedPeak: (bytes) => {
-        metrics.hot.outboundBufferedPeak = Math.max(metrics.hot.outboundBufferedPeak, bytes);
-      },
+      onBufferedPeak: (bytes) => metrics.bufferedPeak(bytes),
     });
     const gate = this.#guard.gate;
     this.#subscriptions = new ConnectionSubscriptions({

@@ -21,11 +21,10 @@ const replaceFirst = {
   sourceEventSeqs: [0],
 } as const satisfies EventDraft;
 
-let nodes = 0;
 /** One hub node's append path (pipeline and session cache) on `store`. */
 function node(store: EventStore): { append: (input: AppendInput) => Promise<{ firstSeq: number }> } {
   const logger = createLogger('silent');
-  const metrics = new HubMetrics('t_', `n${nodes++}`);
+  const metrics = new HubMetrics('t_');
   const cache = new SessionCache({ store, logger, metrics, pageSize: 100, maxSessions: 100, idleMs: 60_000 });
   const pipeline = new AppendPipeline({ store, cache, limits: resolveLimits(), retries: 3, logger, metrics });
   return { append: (input) => pipeline.append(input) };

@@ -27,7 +27,7 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
 
 function setup(store: MemoryStore, pageSize = 100) {
   const logger = createLogger('silent');
-  const metrics = new HubMetrics('test_', 'node');
+  const metrics = new HubMetrics('test_');
   const channels = new ChannelRegistry({
     store,
     logger,
