@@ -31,12 +31,15 @@ describe('the installed package', { timeout: 180_000 }, () => {
   let project: string;
   let tarball: string;
   let packed: readonly PackedFile[];
+  let version: string;
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'session-hub-consumer-'));
     const repoPackage = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
       devDependencies: Record<string, string>;
     };
+    version = repoPackage.version;
     await run('npm', ['run', 'build'], { cwd: repoRoot, env });
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project], {
       cwd: repoRoot,
@@ -101,6 +104,15 @@ describe('the installed package', { timeout: 180_000 }, () => {
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await exited;
+    }
+  });
+
+  it('npx session-hub --help prints the usage; --version the package version (once the CLI has the flag)', async () => {
+    const { stdout: usage } = await run('npx', ['--no-install', 'session-hub', '--help'], { cwd: project, env });
+    expect(usage).toContain('serve');
+    if (usage.includes('--version')) {
+      const { stdout } = await run('npx', ['--no-install', 'session-hub', '--version'], { cwd: project, env });
+      expect(stdout.trim()).toBe(version);
     }
   });
 
