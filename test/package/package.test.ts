@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /**
  * The package as a user gets it: build, `npm pack`, install the tarball into a fresh project, then use it there with
@@ -26,8 +26,9 @@ interface PackedFile {
   readonly path: string;
 }
 
-// Generous timeouts: tsc and npm on a loaded 2-core machine; nothing here asserts a duration.
-describe('the installed package', { timeout: 180_000 }, () => {
+// Generous timeouts: tsc and npm on a loaded 2-core machine; nothing here asserts a duration. The checks are
+// independent once the package is installed: they run concurrently (each with its own `expect`).
+describe.concurrent('the installed package', { timeout: 180_000 }, () => {
   let project: string;
   let tarball: string;
   let packed: readonly PackedFile[];
@@ -61,14 +62,16 @@ describe('the installed package', { timeout: 180_000 }, () => {
     if (project !== undefined) await rm(project, { recursive: true, force: true });
   });
 
-  it('holds the compiled code, the bin, README and LICENSE, nothing else', () => {
+  it('holds the compiled code, the bin, README and LICENSE, nothing else', ({ expect }) => {
     const tops = new Set(packed.map((file) => file.path.split('/')[0]));
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
     expect(packed.some((file) => file.path.endsWith('.ts') && !file.path.endsWith('.d.ts'))).toBe(false);
     expect(packed.map((file) => file.path)).toContain('dist/inspector/index.html');
   });
 
-  it('runs under plain node: the entry points, a memory hub, subscribe and append through the SDK', async () => {
+  it('runs under plain node: the entry points, a memory hub, subscribe and append through the SDK', async ({
+    expect,
+  }) => {
     const { stdout } = await run(process.execPath, ['run-hub.mjs'], { cwd: project, env });
     expect(JSON.parse(stdout)).toEqual({
       committedSeq: 0,
@@ -78,7 +81,9 @@ describe('the installed package', { timeout: 180_000 }, () => {
     });
   });
 
-  it('npx session-hub serve --port 0 starts from the installed package and answers /healthz and /inspect/', async () => {
+  it('npx session-hub serve --port 0 starts from the installed package and answers /healthz and /inspect/', async ({
+    expect,
+  }) => {
     const child = spawn('npx', ['--no-install', 'session-hub', 'serve', '--port', '0'], {
       cwd: project,
       env: { ...env, LOG_LEVEL: 'silent' },
@@ -107,7 +112,9 @@ describe('the installed package', { timeout: 180_000 }, () => {
     }
   });
 
-  it('npx session-hub --help prints the usage; --version the package version (once the CLI has the flag)', async () => {
+  it('npx session-hub --help prints the usage; --version the package version (once the CLI has the flag)', async ({
+    expect,
+  }) => {
     const { stdout: usage } = await run('npx', ['--no-install', 'session-hub', '--help'], { cwd: project, env });
     expect(usage).toContain('serve');
     if (usage.includes('--version')) {
@@ -116,14 +123,14 @@ describe('the installed package', { timeout: 180_000 }, () => {
     }
   });
 
-  it('type-checks a consumer with only strict and NodeNext (no skipLibCheck)', async () => {
+  it('type-checks a consumer with only strict and NodeNext (no skipLibCheck)', async ({ expect }) => {
     const result = await run(bin('tsc'), ['-p', 'tsconfig.json'], { cwd: project, env }).catch(
       (error: { stdout: string }) => error,
     );
     expect(result.stdout).toBe('');
   });
 
-  it('bundles the SDK for browsers: no Node built-ins, no server code, within the size budget', async () => {
+  it('bundles the SDK for browsers: no Node built-ins, no server code, within the size budget', async ({ expect }) => {
     const result = await build({
       entryPoints: [join(project, 'browser.mjs')],
       absWorkingDir: project,
@@ -144,7 +151,7 @@ describe('the installed package', { timeout: 180_000 }, () => {
     expect(bytes.byteLength).toBeLessThan(BROWSER_BUNDLE_BUDGET_BYTES);
   });
 
-  it('passes publint and arethetypeswrong (ESM only)', async () => {
+  it('passes publint and arethetypeswrong (ESM only)', async ({ expect }) => {
     await expect(run(bin('publint'), ['run', tarball, '--strict'], { env })).resolves.toBeDefined();
     await expect(run(bin('attw'), [tarball, '--profile', 'esm-only'], { env })).resolves.toBeDefined();
   });
