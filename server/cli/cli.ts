@@ -6,7 +6,11 @@ import { defaultNodeName } from '../config.ts';
 import { createHub, type HubAddress } from '../hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from '../logger.ts';
-import { redactUrl } from './redact-url.ts';
+import { redactError, redactSecrets, redactUrl, redisUrlProblem } from './redact-url.ts';
+import { createMetricsServer } from '../http/metrics-server.ts';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HubMetrics } from '../metrics.ts';
 import { MemoryStore } from '../store/memory/memory-store.ts';
 import { RedisStore } from '../store/redis/redis-store.ts';
 import type { EventStore } from '../store/event-store.ts';
@@ -44,7 +48,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
-  const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
+  const redisUrl = options.redisUrl ?? '';
+  const onError = (error: Error): void => logger.warn({ err: redactError(error, redisUrl) }, 'store trouble');
   if (options.redisUrl === undefined) return new MemoryStore({ onError });
   return RedisStore.open({
     url: options.redisUrl,
@@ -60,8 +65,34 @@ const listenErrors: Readonly<Record<string, string>> = {
   ENOTFOUND: 'unknown host',
 };
 
+const LOOPBACK_BINDS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Start the token-less `/metrics` listener of `--metrics-port`. */
+function listenMetrics(metrics: HubMetrics, host: string, port: number): Promise<Server> {
+  const server = createMetricsServer(metrics);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function serverUrl(server: Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 /** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
-function listenFailure(options: ServeOptions, error: unknown): string {
+function listenFailure(options: { readonly host: string; readonly port: number }, error: unknown): string {
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
   const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -81,12 +112,20 @@ async function serve(options: ServeOptions): Promise<number> {
     return 1;
   }
   let store: EventStore;
+  const redisUrl = options.redisUrl ?? '';
+  const badUrl = options.redisUrl === undefined ? undefined : redisUrlProblem(options.redisUrl);
+  if (badUrl !== undefined) {
+    logger.fatal({ redis: redactUrl(redisUrl) }, badUrl);
+    process.stderr.write(`session-hub: could not open the store: ${badUrl}\n`);
+    return 1;
+  }
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    const redis = options.redisUrl === undefined ? undefined : redactUrl(options.redisUrl);
-    logger.fatal({ err: error, redis }, 'could not open the store');
-    process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
+    const redis = options.redisUrl === undefined ? undefined : redactUrl(redisUrl);
+    // Never the error itself: its properties (a URL TypeError's `input`) and causes may hold the password.
+    logger.fatal({ err: redactError(error, redisUrl), redis }, 'could not open the store');
+    process.stderr.write(`session-hub: could not open the store: ${redactSecrets(String(error), redisUrl)}\n`);
     return 1;
   }
   const hub = createHub({
@@ -97,13 +136,23 @@ async function serve(options: ServeOptions): Promise<number> {
     auth: createHubAuth(authenticator),
     nodeName,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    limits: options.limits,
+    inspector: options.inspector,
+    ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
+  let metricsServer: Server | undefined;
+  let listeningOn: { readonly host: string; readonly port: number } = options;
   try {
     address = await hub.listen();
+    if (options.metricsPort !== undefined) {
+      listeningOn = { host: options.metricsHost, port: options.metricsPort };
+      metricsServer = await listenMetrics(hub.metrics, listeningOn.host, listeningOn.port);
+    }
   } catch (error) {
     logger.fatal({ err: error }, 'could not listen');
-    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    process.stderr.write(`session-hub: ${listenFailure(listeningOn, error)}\n`);
     await hub.close();
     await store.close();
     return 1;
@@ -113,7 +162,17 @@ async function serve(options: ServeOptions): Promise<number> {
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
       : `redis (${redactUrl(options.redisUrl ?? '')})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
+  if (metricsServer !== undefined) {
+    process.stdout.write(`metrics: ${serverUrl(metricsServer)}/metrics (no token)\n`);
+  }
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
+  if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
+    const hint =
+      `this open hub listens on ${options.host} but answers only requests addressed to localhost, 127.0.0.1 or ` +
+      '[::1] (DNS-rebinding defence): list the names clients use with --allowed-hosts';
+    logger.warn(hint);
+    process.stdout.write(`hosts: ${hint}\n`);
+  }
   const authNotice = authStartupNotice(options.auth);
   logger[authNotice.level](authNotice.message);
   process.stdout.write(
@@ -131,6 +190,7 @@ async function serve(options: ServeOptions): Promise<number> {
     process.on('SIGINT', stop);
   });
   await hub.close();
+  if (metricsServer !== undefined) await closeServer(metricsServer);
   await store.close();
   process.stdout.write('session-hub stopped\n');
   return 0;

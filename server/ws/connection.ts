@@ -13,6 +13,7 @@ import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError } from '../limits/connection-guard.ts';
+import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from '../config.ts';
 import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from '../hub-error.ts';
@@ -21,7 +22,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { SendCoalescer } from './send-coalescer.ts';
 
-export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
+export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger' | 'subject'> {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pipeline: AppendPipeline;
@@ -35,6 +36,8 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
   /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
   readonly upgradeToken: () => string | undefined;
+  /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
+  readonly principalRate?: PrincipalRateLimits;
   readonly onClose: (connection: Connection) => void;
 }
 
@@ -79,6 +82,7 @@ export class Connection {
     this.#subscriptions = new ConnectionSubscriptions({
       ...deps,
       logger: this.#log,
+      subject: () => this.#principal?.subject ?? 'anonymous',
       sink: {
         send: (message) => this.send(message),
         sendBatch: (batch) => this.#sendBatch(batch),
@@ -202,6 +206,7 @@ export class Connection {
     try {
       this.#fences.admit(message.sessionId, message.idempotencyKey, message.after);
       this.#guard.checkAppend();
+      this.#deps.principalRate?.checkAppend(this.#principal, this.#deps.request.remoteAddress);
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
       const { metrics, pipeline } = this.#deps;
