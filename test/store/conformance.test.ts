@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import type {
   CommitResult,
   CommittedBatch,
