@@ -87,3 +87,13 @@ local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
 return deleted
 `;
+
+/**
+ * `script` publishing with `command`: `PUBLISH` on one Redis, `SPUBLISH` on a Cluster (sharded pub/sub: the notice
+ * stays on the session's shard; its channel has the session's hash tag, so the script touches one slot only).
+ */
+export function withPublishCommand(script: string, command: 'PUBLISH' | 'SPUBLISH'): string {
+  const publish = "redis.call('PUBLISH',";
+  if (!script.includes(publish)) throw new Error('withPublishCommand: the script publishes nothing');
+  return script.replaceAll(publish, `redis.call('${command}',`);
+}
