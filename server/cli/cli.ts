@@ -8,7 +8,7 @@ import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli
 import { createLogger, type Logger } from '../logger.ts';
 import { redactUrl } from './redact-url.ts';
 import { MemoryStore } from '../store/memory/memory-store.ts';
-import { RedisStore } from '../store/redis/redis-store.ts';
+import { RedisStore, type RedisStoreOptions } from '../store/redis/redis-store.ts';
 import type { EventStore } from '../store/event-store.ts';
 
 const usage = `Usage: session-hub <command> [options]
@@ -43,13 +43,33 @@ export async function main(argv: readonly string[]): Promise<number> {
   return serve(options);
 }
 
+/** Where the Redis engine connects, as `RedisStore` options; undefined → the memory engine. */
+function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
+  if (options.redisCluster !== undefined) return { cluster: options.redisCluster };
+  if (options.redisSentinels !== undefined) {
+    return { sentinels: options.redisSentinels, sentinelName: options.redisSentinelName ?? '' };
+  }
+  return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
+}
+
+/** The Redis the node uses, passwords masked, for the startup line and logs. */
+function describeRedis(options: ServeOptions): string {
+  if (options.redisCluster !== undefined) return `cluster ${options.redisCluster.map(redactUrl).join(',')}`;
+  if (options.redisSentinels !== undefined) {
+    return `sentinel ${options.redisSentinelName ?? ''} via ${options.redisSentinels.join(',')}`;
+  }
+  return redactUrl(options.redisUrl ?? '');
+}
+
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
   const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
-  if (options.redisUrl === undefined) return new MemoryStore({ onError });
+  const target = redisTarget(options);
+  if (target === undefined) return new MemoryStore({ onError });
   return RedisStore.open({
-    url: options.redisUrl,
+    ...target,
     onError,
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+    ...(options.redisWaitReplicas === undefined ? {} : { waitReplicas: options.redisWaitReplicas }),
   });
 }
 
@@ -84,7 +104,7 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    const redis = options.redisUrl === undefined ? undefined : redactUrl(options.redisUrl);
+    const redis = redisTarget(options) === undefined ? undefined : describeRedis(options);
     logger.fatal({ err: error, redis }, 'could not open the store');
     process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
     return 1;
@@ -111,7 +131,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${redactUrl(options.redisUrl ?? '')})`;
+      : `redis (${describeRedis(options)})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
   const authNotice = authStartupNotice(options.auth);
