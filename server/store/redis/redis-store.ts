@@ -253,7 +253,9 @@ export class RedisStore implements EventStore {
     });
     args.push(msgpackArrayHeader(count));
     for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
-    const reply = await this.#call('commit', true, () => this.#redis.shCommit(...args));
+    const reply = await this.#call('commit', true, () =>
+      this.#waitReplicas === 0 ? this.#redis.shCommit(...args) : this.#commitAndWait(args),
+    );
     const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
       const time = Number(detail);
@@ -274,6 +276,31 @@ export class RedisStore implements EventStore {
       return { status, epoch, keys: known };
     }
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
+  }
+
+  /**
+   * The commit script, then `WAIT` for `waitReplicas` replicas on the same connection (one pipeline, so on a cluster
+   * both go to the session's master). Fewer replicas in time: `StoreUnavailableError`, `maybeCommitted`.
+   */
+  async #commitAndWait(args: (string | Buffer)[]): Promise<unknown> {
+    const timeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
+    const pipeline = this.#redis.pipeline() as ReturnType<RedisClient['pipeline']> & {
+      shCommit(...args: (string | Buffer)[]): unknown;
+    };
+    pipeline.shCommit(...args);
+    pipeline.call('WAIT', this.#waitReplicas, timeoutMs);
+    const results = (await pipeline.exec()) ?? [];
+    const [[commitError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = results;
+    if (commitError !== null) throw commitError;
+    if (waitError !== null) throw waitError;
+    const committed = Array.isArray(reply) && reply[0] === 'committed';
+    if (committed && Number(replicas) < this.#waitReplicas) {
+      throw new StoreUnavailableError(
+        `redis commit: ${String(replicas)} of ${this.#waitReplicas} replicas acknowledged it within ${timeoutMs} ms`,
+        { maybeCommitted: true },
+      );
+    }
+    return reply;
   }
 
   /** What a known key committed, and whether it was this batch (compared with the stored events). */
