@@ -31,7 +31,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
@@ -48,7 +48,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['shared/**/*.ts', 'client/**/*.ts'],
+    files: ['shared/**/*.ts', 'client/**/*.ts', 'inspector/src/**/*.ts', 'inspector/src/**/*.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',
