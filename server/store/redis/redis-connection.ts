@@ -53,7 +53,7 @@ function parseSeed(text: string): { node: { host: string; port: number }; auth: 
   try {
     url = new URL(text.includes('://') ? text : `redis://${text}`);
   } catch {
-    throw new StoreRequestError(`cluster seed: not a Redis URL: "${text.replace(/\/\/[^@/]*@/, "//***@")}"`);
+    throw new StoreRequestError(`cluster seed: not a Redis URL: "${text.replace(/\/\/[^@/]*@/, '//***@')}"`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new StoreRequestError(`cluster seed: expected redis:// or rediss://, got "${url.protocol}"`);
