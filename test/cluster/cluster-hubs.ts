@@ -9,6 +9,8 @@ export interface ClusterHubsFixture {
   readonly cluster: RedisCluster;
   readonly nodes: readonly TestHub[];
   readonly stores: readonly RedisStore[];
+  /** What the stores reported (connection trouble while a test kills nodes): kept, not printed. */
+  readonly storeErrors: Error[];
 }
 
 /**
@@ -22,17 +24,19 @@ export function useClusterHubs(keyPrefix: string, count = 2): ClusterHubsFixture
       const cluster = await RedisCluster.start();
       const nodes: TestHub[] = [];
       const stores: RedisStore[] = [];
+      const storeErrors: Error[] = [];
       try {
         for (let index = 0; index < count; index++) {
-          const store = await RedisStore.open({ cluster: cluster.urls, keyPrefix });
+          const onError = (error: Error): void => void storeErrors.push(error);
+          const store = await RedisStore.open({ cluster: cluster.urls, keyPrefix, onError });
           stores.push(store);
           nodes.push(await startHub({ nodeName: `cluster-node-${index}`, store }));
         }
       } catch (error) {
-        await stopAll({ cluster, nodes, stores });
+        await stopAll({ cluster, nodes, stores, storeErrors });
         throw error;
       }
-      return { cluster, nodes, stores };
+      return { cluster, nodes, stores, storeErrors };
     },
     stopAll,
   );

@@ -127,6 +127,16 @@ export class RedisCluster {
     return master;
   }
 
+  /** The running replicas of `master`. */
+  async replicasOf(master: ClusterNodeInfo): Promise<RedisServer[]> {
+    const replicas: RedisServer[] = [];
+    for (const node of (await this.topology()).filter((candidate) => candidate.role === 'replica')) {
+      const info = String(await this.command(node.server, 'INFO', 'replication'));
+      if (new RegExp(`^master_port:${master.server.port}\\b`, 'm').test(info)) replicas.push(node.server);
+    }
+    return replicas;
+  }
+
   /**
    * Resolves when every running node says `cluster_state:ok`, knows every slot, and every replica's link to its
    * master is up (polls; rejects after `timeoutMs`).

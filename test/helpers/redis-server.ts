@@ -97,6 +97,16 @@ export class RedisServer {
     await this.#terminate();
   }
 
+  /** SIGSTOP: the process freezes (no replication, no answers) until `resume()`. */
+  pause(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause()`. */
+  resume(): void {
+    this.#process?.kill('SIGCONT');
+  }
+
   /** Stop and delete the data dir. */
   async stop(): Promise<void> {
     await this.#terminate();
