@@ -113,14 +113,17 @@ function clusterConnections(seeds: readonly string[], timeouts: ConnectionTimeou
     slotsRefreshInterval: 2000,
     lazyConnect: false,
   };
-  const { retryStrategy: _command, enableOfflineQueue: _offline, ...nodeCommand } = commandOptions(timeouts);
-  const { retryStrategy: _subscriber, enableOfflineQueue: _queue, ...nodeSubscriber } = subscriberOptions(timeouts);
+  // Node connections: ioredis connects them on first use (lazyConnect) and never reconnects them itself.
+  const nodeOptions = (options: RedisOptions): RedisOptions => {
+    const { retryStrategy: _retry, enableOfflineQueue: _queue, lazyConnect: _lazy, ...rest } = options;
+    return rest;
+  };
   const command = new Cluster(nodes, {
     ...cluster,
     retryDelayOnFailover: 0,
     enableOfflineQueue: false,
     enableAutoPipelining: true,
-    redisOptions: { ...nodeCommand, ...auth },
+    redisOptions: { ...nodeOptions(commandOptions(timeouts)), ...auth },
   });
   const subscriber = new Cluster(nodes, {
     ...cluster,
@@ -128,7 +131,7 @@ function clusterConnections(seeds: readonly string[], timeouts: ConnectionTimeou
     enableOfflineQueue: true,
     // One subscriber connection per master: SSUBSCRIBE of a session's channel goes to the master of its slot.
     shardedSubscribers: true,
-    redisOptions: { ...nodeSubscriber, ...auth, lazyConnect: false },
+    redisOptions: { ...nodeOptions(subscriberOptions(timeouts)), ...auth },
   });
   return { command, subscriber };
 }
