@@ -18,9 +18,10 @@ interface Subscription {
 }
 
 /**
- * Live notifications of the Redis engine: one subscriber connection per store, SUBSCRIBE per watched session
- * (reference-counted through the watcher registry, UNSUBSCRIBE when the last watcher leaves). After the
- * subscriber reconnects, every channel is subscribed again and then every watcher gets `onResync()`.
+ * Live notifications of the Redis engine: one subscription per watched session (reference-counted through the
+ * watcher registry, dropped when the last watcher leaves), over plain pub/sub on one Redis or sharded pub/sub on a
+ * Cluster (`PubSubTransport`). When the transport says subscriptions may be lost (the subscriber reconnected, a slot
+ * moved, a master failed over), every channel is subscribed again and then every watcher gets `onResync()`.
  */
 export class RedisNotifications {
   readonly #transport: PubSubTransport;
