@@ -39,6 +39,8 @@ import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
+import type { PresenceStore } from '../presence-store.ts';
+import { RedisPresence } from './redis-presence.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -121,6 +123,7 @@ function connectionReady(connection: RedisClient, timeoutMs: number): Promise<vo
 export class RedisStore implements EventStore {
   readonly engine = 'redis';
   readonly keyPrefix: string;
+  readonly presence: PresenceStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   readonly #isCluster: boolean;
@@ -155,6 +158,7 @@ export class RedisStore implements EventStore {
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
+    this.presence = new RedisPresence(command, this.keyPrefix);
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
