@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { RedisCluster } from '../helpers/redis-cluster.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
 import { RedisSentinelSetup } from '../helpers/redis-sentinel.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
@@ -81,6 +83,36 @@ describe('session-hub serve on a Redis Cluster and through Sentinel', () => {
       }
     } finally {
       await setup.stop();
+    }
+  });
+
+  it('acknowledges appends only once a replica has them with --redis-wait-replicas', async () => {
+    const master = await RedisServer.start();
+    const replica = await RedisServer.start({ extraArgs: ['--replicaof', '127.0.0.1', String(master.port)] });
+    try {
+      const view = new Redis(replica.url);
+      await expect.poll(() => view.info('replication'), { timeout: 15_000 }).toMatch(/master_link_status:up/);
+      view.disconnect();
+      const node = await HubProcess.start(['--redis', master.url, '--redis-wait-replicas', '1']);
+      try {
+        const append = (n: number) =>
+          fetch(`${node.url}/v1/sessions/waited/events`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ events: [note(n)], idempotencyKey: `k${n}` }),
+          });
+        expect((await append(1)).status).toBe(201);
+        await replica.kill();
+        const refused = await append(2);
+        expect(refused.status).toBe(503);
+        expect(await refused.json()).toMatchObject({
+          error: { code: 'STORE_UNAVAILABLE', details: { maybeCommitted: true } },
+        });
+      } finally {
+        await node.terminate();
+      }
+    } finally {
+      await Promise.all([replica.stop(), master.stop()]);
     }
   });
 });
