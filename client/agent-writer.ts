@@ -17,6 +17,14 @@ import { randomUuid } from './random-id.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 import { encodeRequest } from './wire.ts';
 import { readSessionLog } from './read-log.ts';
+import * as providerStreams from './provider-streams/index.ts';
+import type {
+  AnthropicStreamEventLike,
+  OpenAIChatChunkLike,
+  OpenAIResponsesEventLike,
+  ProviderStreamOptions,
+  StreamedAssistant,
+} from './provider-streams/index.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { FoldableEvent, WriterState } from './writer-state.ts';
 
@@ -340,5 +348,36 @@ export class AgentWriter {
   #fail(error: unknown, batch: readonly Queued[]): void {
     this.#failure = error;
     for (const item of [...batch, ...this.#queue.splice(0)]) item.reject(error);
+  }
+
+  // ---- Provider streams (client/provider-streams/): a model response streamed into the open step ----
+
+  /**
+   * Stream a Chat Completions response (`openai.chat.completions.create({ stream: true, ... })`, DeepSeek's too)
+   * into the open step: coalesced `assistant/chunk`s, then the `assistant/message` citing them with the usage, and
+   * a `tool/call` per call. Resolves with the message and the calls to run; a failed stream commits what arrived
+   * (marked `interrupted`, no calls) and rejects with the stream's error. See docs/client.md, "Provider adapters".
+   */
+  streamOpenAIChat(
+    stream: AsyncIterable<OpenAIChatChunkLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamOpenAIChat(this, stream, options);
+  }
+
+  /** `streamOpenAIChat` for a Responses API stream (`openai.responses.create({ stream: true, ... })`). */
+  streamOpenAIResponses(
+    stream: AsyncIterable<OpenAIResponsesEventLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamOpenAIResponses(this, stream, options);
+  }
+
+  /** `streamOpenAIChat` for a Messages API stream (`anthropic.messages.create({ stream: true, ... })`). */
+  streamAnthropic(
+    stream: AsyncIterable<AnthropicStreamEventLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamAnthropic(this, stream, options);
   }
 }

@@ -14,5 +14,6 @@ export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from './core.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
+export type { ProviderStreamOptions, StreamedAssistant, StreamedToolCall } from './provider-streams/index.ts';
 export type { PresenceChange } from './presence.ts';
 export type { Watcher } from '../shared/protocol.ts';

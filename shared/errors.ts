@@ -13,6 +13,10 @@ export const SessionLogErrorCode = {
   INVALID_LOG: 'INVALID_LOG',
   /** `append` was called from inside a subscriber. */
   REENTRANT_APPEND: 'REENTRANT_APPEND',
+  /** Provider adapters: a tool result with no call, or a call left without a result in a closed turn. */
+  UNPAIRED_TOOL_MESSAGE: 'UNPAIRED_TOOL_MESSAGE',
+  /** Provider adapters: a message (or provider request) the target format cannot carry, or of a wrong shape. */
+  UNSUPPORTED_MESSAGE: 'UNSUPPORTED_MESSAGE',
 } as const;
 export type SessionLogErrorCode = (typeof SessionLogErrorCode)[keyof typeof SessionLogErrorCode];
 

@@ -6,7 +6,11 @@ import { defaultNodeName } from '../config.ts';
 import { createHub, type HubAddress } from '../hub.ts';
 import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
 import { createLogger, type Logger } from '../logger.ts';
-import { redactUrl } from './redact-url.ts';
+import { redactError, redactSecrets, redactUrl, redisUrlProblem } from './redact-url.ts';
+import { createMetricsServer } from '../http/metrics-server.ts';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HubMetrics } from '../metrics.ts';
 import { MemoryStore } from '../store/memory/memory-store.ts';
 import { RedisStore, type RedisStoreOptions } from '../store/redis/redis-store.ts';
 import type { EventStore } from '../store/event-store.ts';
@@ -52,6 +56,11 @@ function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
   return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
 }
 
+/** The Redis URL whose password must never be shown (a cluster's nodes share their seeds' password). */
+function secretBearingUrl(options: ServeOptions): string {
+  return options.redisUrl ?? options.redisCluster?.[0] ?? '';
+}
+
 /** The Redis the node uses, passwords masked, for the startup line and logs. */
 function describeRedis(options: ServeOptions): string {
   if (options.redisCluster !== undefined) return `cluster ${options.redisCluster.map(redactUrl).join(',')}`;
@@ -62,7 +71,8 @@ function describeRedis(options: ServeOptions): string {
 }
 
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
-  const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
+  const redisUrl = secretBearingUrl(options);
+  const onError = (error: Error): void => logger.warn({ err: redactError(error, redisUrl) }, 'store trouble');
   const target = redisTarget(options);
   if (target === undefined) return new MemoryStore({ onError });
   return RedisStore.open({
@@ -80,8 +90,34 @@ const listenErrors: Readonly<Record<string, string>> = {
   ENOTFOUND: 'unknown host',
 };
 
+const LOOPBACK_BINDS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Start the token-less `/metrics` listener of `--metrics-port`. */
+function listenMetrics(metrics: HubMetrics, host: string, port: number): Promise<Server> {
+  const server = createMetricsServer(metrics);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function serverUrl(server: Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 /** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
-function listenFailure(options: ServeOptions, error: unknown): string {
+function listenFailure(options: { readonly host: string; readonly port: number }, error: unknown): string {
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
   const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -101,12 +137,20 @@ async function serve(options: ServeOptions): Promise<number> {
     return 1;
   }
   let store: EventStore;
+  const redisUrl = secretBearingUrl(options);
+  const badUrl = options.redisUrl === undefined ? undefined : redisUrlProblem(options.redisUrl);
+  if (badUrl !== undefined) {
+    logger.fatal({ redis: redactUrl(redisUrl) }, badUrl);
+    process.stderr.write(`session-hub: could not open the store: ${badUrl}\n`);
+    return 1;
+  }
   try {
     store = await openStore(options, logger);
   } catch (error) {
     const redis = redisTarget(options) === undefined ? undefined : describeRedis(options);
-    logger.fatal({ err: error, redis }, 'could not open the store');
-    process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
+    // Never the error itself: its properties (a URL TypeError's `input`) and causes may hold the password.
+    logger.fatal({ err: redactError(error, redisUrl), redis }, 'could not open the store');
+    process.stderr.write(`session-hub: could not open the store: ${redactSecrets(String(error), redisUrl)}\n`);
     return 1;
   }
   const hub = createHub({
@@ -117,15 +161,23 @@ async function serve(options: ServeOptions): Promise<number> {
     auth: createHubAuth(authenticator),
     nodeName,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    limits: options.limits,
     inspector: options.inspector,
     ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
+  let metricsServer: Server | undefined;
+  let listeningOn: { readonly host: string; readonly port: number } = options;
   try {
     address = await hub.listen();
+    if (options.metricsPort !== undefined) {
+      listeningOn = { host: options.metricsHost, port: options.metricsPort };
+      metricsServer = await listenMetrics(hub.metrics, listeningOn.host, listeningOn.port);
+    }
   } catch (error) {
     logger.fatal({ err: error }, 'could not listen');
-    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    process.stderr.write(`session-hub: ${listenFailure(listeningOn, error)}\n`);
     await hub.close();
     await store.close();
     return 1;
@@ -135,7 +187,17 @@ async function serve(options: ServeOptions): Promise<number> {
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
       : `redis (${describeRedis(options)})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
+  if (metricsServer !== undefined) {
+    process.stdout.write(`metrics: ${serverUrl(metricsServer)}/metrics (no token)\n`);
+  }
   if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
+  if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
+    const hint =
+      `this open hub listens on ${options.host} but answers only requests addressed to localhost, 127.0.0.1 or ` +
+      '[::1] (DNS-rebinding defence): list the names clients use with --allowed-hosts';
+    logger.warn(hint);
+    process.stdout.write(`hosts: ${hint}\n`);
+  }
   const authNotice = authStartupNotice(options.auth);
   logger[authNotice.level](authNotice.message);
   process.stdout.write(
@@ -153,6 +215,7 @@ async function serve(options: ServeOptions): Promise<number> {
     process.on('SIGINT', stop);
   });
   await hub.close();
+  if (metricsServer !== undefined) await closeServer(metricsServer);
   await store.close();
   process.stdout.write('session-hub stopped\n');
   return 0;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { watchChild, type WatchedChild } from './child-watch.ts';
 import { freePort } from './free-port.ts';
 
 export interface RedisServerOptions {
@@ -58,6 +59,8 @@ export class RedisServer {
   readonly dir: string;
   readonly options: RedisServerOptions;
   #process: ChildProcess | undefined;
+  /** The process guard's watch of the running server: an exit nobody asked for fails the running test. */
+  #watch: WatchedChild | undefined;
 
   private constructor(port: number, dir: string, options: RedisServerOptions) {
     this.port = port;
@@ -117,6 +120,8 @@ export class RedisServer {
     const child = this.#process;
     if (child === undefined) return;
     this.#process = undefined;
+    this.#watch?.expectExit();
+    this.#watch = undefined;
     await killChild(child);
   }
 
@@ -142,6 +147,7 @@ export class RedisServer {
     ];
     const child = await spawnRedisUntil([...args, ...(this.options.extraArgs ?? [])], 'Ready to accept connections');
     this.#process = child;
+    this.#watch = watchChild(child, `redis-server on port ${this.port}`);
     child.once('exit', () => {
       if (this.#process === child) this.#process = undefined;
     });
