@@ -1,5 +1,6 @@
 export { HubClient } from './hub-client.ts';
-export type { HubClientOptions, HubClientState, HubClientEvents, SubscribeOptions } from './hub-client.ts';
+export type { HubClientOptions, HubClientState, HubClientEvents } from './hub-client.ts';
+export type { SubscribeOptions, SubscriptionSnapshot } from './subscribe-options.ts';
 export { Subscription } from './subscription.ts';
 export type { SubscriptionState, SubscriptionEvents } from './subscription-types.ts';
 export type { AppendOptions } from './appender.ts';
@@ -10,6 +11,7 @@ export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
 export type { TokenSource } from './connection.ts';
+export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
 export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from './core.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';

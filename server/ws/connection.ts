@@ -254,7 +254,8 @@ export class Connection {
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
       const { metrics, pipeline } = this.#deps;
-      outcome = await measureAppend(metrics, () => pipeline.append(message, authorized));
+      const keyOwner = this.#principal?.subject ?? '';
+      outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, authorized));
     } catch (error) {
       this.#fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
