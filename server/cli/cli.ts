@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HubMetrics } from '../metrics.ts';
 import { MemoryStore } from '../store/memory/memory-store.ts';
-import { RedisStore } from '../store/redis/redis-store.ts';
+import { RedisStore, type RedisStoreOptions } from '../store/redis/redis-store.ts';
 import type { EventStore } from '../store/event-store.ts';
 
 const usage = `Usage: session-hub <command> [options]
@@ -47,14 +47,39 @@ export async function main(argv: readonly string[]): Promise<number> {
   return serve(options);
 }
 
+/** Where the Redis engine connects, as `RedisStore` options; undefined → the memory engine. */
+function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
+  if (options.redisCluster !== undefined) return { cluster: options.redisCluster };
+  if (options.redisSentinels !== undefined) {
+    return { sentinels: options.redisSentinels, sentinelName: options.redisSentinelName ?? '' };
+  }
+  return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
+}
+
+/** The Redis URL whose password must never be shown (a cluster's nodes share their seeds' password). */
+function secretBearingUrl(options: ServeOptions): string {
+  return options.redisUrl ?? options.redisCluster?.[0] ?? '';
+}
+
+/** The Redis the node uses, passwords masked, for the startup line and logs. */
+function describeRedis(options: ServeOptions): string {
+  if (options.redisCluster !== undefined) return `cluster ${options.redisCluster.map(redactUrl).join(',')}`;
+  if (options.redisSentinels !== undefined) {
+    return `sentinel ${options.redisSentinelName ?? ''} via ${options.redisSentinels.join(',')}`;
+  }
+  return redactUrl(options.redisUrl ?? '');
+}
+
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
-  const redisUrl = options.redisUrl ?? '';
+  const redisUrl = secretBearingUrl(options);
   const onError = (error: Error): void => logger.warn({ err: redactError(error, redisUrl) }, 'store trouble');
-  if (options.redisUrl === undefined) return new MemoryStore({ onError });
+  const target = redisTarget(options);
+  if (target === undefined) return new MemoryStore({ onError });
   return RedisStore.open({
-    url: options.redisUrl,
+    ...target,
     onError,
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+    ...(options.redisWaitReplicas === undefined ? {} : { waitReplicas: options.redisWaitReplicas }),
   });
 }
 
@@ -112,7 +137,7 @@ async function serve(options: ServeOptions): Promise<number> {
     return 1;
   }
   let store: EventStore;
-  const redisUrl = options.redisUrl ?? '';
+  const redisUrl = secretBearingUrl(options);
   const badUrl = options.redisUrl === undefined ? undefined : redisUrlProblem(options.redisUrl);
   if (badUrl !== undefined) {
     logger.fatal({ redis: redactUrl(redisUrl) }, badUrl);
@@ -122,7 +147,7 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    const redis = options.redisUrl === undefined ? undefined : redactUrl(redisUrl);
+    const redis = redisTarget(options) === undefined ? undefined : describeRedis(options);
     // Never the error itself: its properties (a URL TypeError's `input`) and causes may hold the password.
     logger.fatal({ err: redactError(error, redisUrl), redis }, 'could not open the store');
     process.stderr.write(`session-hub: could not open the store: ${redactSecrets(String(error), redisUrl)}\n`);
@@ -161,7 +186,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${redactUrl(options.redisUrl ?? '')})`;
+      : `redis (${describeRedis(options)})`;
   process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
   if (metricsServer !== undefined) {
     process.stdout.write(`metrics: ${serverUrl(metricsServer)}/metrics (no token)\n`);
