@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CloseCode, HubErrorCode } from '../../shared/protocol.ts';
 import type { HubAuth } from '../../server/config.ts';
 import { HubError, type ErrorDetails } from '../../server/hub-error.ts';
-import { useMemoryHub } from '../helpers/hub.ts';
+import { test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 /**
@@ -18,10 +18,10 @@ const unencodable: HubAuth = {
   },
 };
 
-describe('a failure while serving one connection', () => {
-  const fixture = useMemoryHub({ auth: unencodable });
+const it = test.extend('hubConfig', { scope: 'file' }, { auth: unencodable });
 
-  it('closes that socket with 1011 and keeps serving the others', async () => {
+describe('a failure while serving one connection', () => {
+  it('closes that socket with 1011 and keeps serving the others', async ({ memoryHub: fixture }) => {
     const victim = await RawHubClient.connect(fixture.hub.wsUrl, { format: 'text' });
     const bystander = await RawHubClient.connect(fixture.hub.wsUrl, { format: 'text' });
     victim.send({ type: 'subscribe', id: 7, sessionId: 'poison' });

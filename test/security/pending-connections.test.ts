@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { CloseCode } from '../../shared/protocol.ts';
-import { useMemoryHub } from '../helpers/hub.ts';
+import { test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 /** What became of a WebSocket upgrade that never sends hello. */
@@ -24,30 +24,32 @@ function idleUpgrade(wsUrl: string, localAddress: string): Promise<Outcome> {
  * node-wide budget (the oldest idle one makes room for a new one) and a per-address cap apply. The hello timeout
  * is long here, so only these budgets can protect the legitimate clients.
  */
+const limits = { maxConnections: 3, maxPendingConnections: 20, maxPendingPerAddress: 8, helloTimeoutMs: 600_000 };
+const it = test.extend('hubConfig', { scope: 'file' }, { limits });
+
 describe('connections that never send hello', () => {
-  const limits = { maxConnections: 3, maxPendingConnections: 20, maxPendingPerAddress: 8, helloTimeoutMs: 600_000 };
-  const fixture = useMemoryHub({ limits });
   const flood: WebSocket[] = [];
   afterAll(() => {
     for (const ws of flood) ws.terminate();
   });
 
-  async function upgrades(count: number, localAddress: string): Promise<Outcome[]> {
-    const outcomes = await Promise.all(
-      Array.from({ length: count }, () => idleUpgrade(fixture.hub.wsUrl, localAddress)),
-    );
+  async function upgrades(wsUrl: string, count: number, localAddress: string): Promise<Outcome[]> {
+    const outcomes = await Promise.all(Array.from({ length: count }, () => idleUpgrade(wsUrl, localAddress)));
     for (const outcome of outcomes) if ('open' in outcome) flood.push(outcome.open);
     return outcomes;
   }
 
-  it('refuses idle upgrades beyond the per-address cap with 429', async () => {
-    const outcomes = await upgrades(limits.maxPendingPerAddress + 4, '127.0.0.2');
+  it('refuses idle upgrades beyond the per-address cap with 429', async ({ memoryHub: fixture }) => {
+    const outcomes = await upgrades(fixture.hub.wsUrl, limits.maxPendingPerAddress + 4, '127.0.0.2');
     expect(outcomes.filter((outcome) => 'open' in outcome)).toHaveLength(limits.maxPendingPerAddress);
     expect(outcomes.filter((outcome) => 'status' in outcome && outcome.status === 429)).toHaveLength(4);
   });
 
-  it('a flood of idle upgrades from many addresses neither holds more than its budget nor locks clients out', async () => {
-    for (let host = 3; host < 13; host++) await upgrades(limits.maxPendingPerAddress, `127.0.0.${host}`);
+  it('a flood of idle upgrades from many addresses neither holds more than its budget nor locks clients out', async ({
+    memoryHub: fixture,
+  }) => {
+    for (let host = 3; host < 13; host++)
+      await upgrades(fixture.hub.wsUrl, limits.maxPendingPerAddress, `127.0.0.${host}`);
     expect(fixture.hub.hub.pendingConnectionCount).toBeLessThanOrEqual(limits.maxPendingConnections);
     // The oldest idle sockets were dropped to make room for newer ones.
     await vi.waitFor(() => expect(flood.filter((ws) => ws.readyState === ws.CLOSED).length).toBeGreaterThan(0));

@@ -1,12 +1,9 @@
 import { connect, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
 import type { HubAuth, HubPrincipal } from '../../server/config.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startHub, useMemoryHub, type TestHub } from '../helpers/hub.ts';
+import { test, type HubOptions } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 /**
  * Issue 11, hole 12: what a connection may keep, against real hub nodes: a connection whose token expired is
@@ -26,10 +23,18 @@ const ttlAuth: HubAuth = {
 
 const note = { type: 'x/y', data: 1 };
 
-describe('expired tokens', () => {
-  const fixture = useMemoryHub({ auth: ttlAuth, limits: { tokenRefreshGraceMs: 1000 } });
+/** The fixtures with a memory hub on `hubConfig` (each describe block its own). */
+const withHub = (hubConfig: HubOptions) => test.extend('hubConfig', { scope: 'file' }, hubConfig);
+const expiredTokens = withHub({ auth: ttlAuth, limits: { tokenRefreshGraceMs: 1000 } });
+const tokenLifetime = withHub({ auth: ttlAuth, limits: { maxTokenLifetimeMs: 300, tokenRefreshGraceMs: 60_000 } });
+const subscriptionCap = withHub({ limits: { maxSubscriptionsPerNode: 3 } });
+const slowClients = withHub({ limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+const corruptEntry = test.extend('keyPrefix', { scope: 'file' }, 'corrupt:');
 
-  it('a connection whose token expired and was not refreshed is closed with 1008', async () => {
+describe('expired tokens', () => {
+  const it = expiredTokens;
+
+  it('a connection whose token expired and was not refreshed is closed with 1008', async ({ memoryHub: fixture }) => {
     const client = await RawHubClient.connect(fixture.hub.wsUrl, { token: '300' });
     expect(await client.request({ type: 'subscribe', sessionId: 'exp/a' })).toMatchObject({ type: 'subscribed' });
     expect(await client.waitFor((m) => m.type === 'error' && m.sessionId === 'exp/a')).toMatchObject({
@@ -38,7 +43,7 @@ describe('expired tokens', () => {
     expect((await client.closed).code).toBe(CloseCode.POLICY_VIOLATION);
   });
 
-  it('a connection that refreshes after the expiry, within the grace, stays', async () => {
+  it('a connection that refreshes after the expiry, within the grace, stays', async ({ memoryHub: fixture }) => {
     const refreshing = await RawHubClient.connect(fixture.hub.wsUrl, { token: '300' });
     const lapsing = await RawHubClient.connect(fixture.hub.wsUrl, { token: '300' }); // expires no earlier
     await refreshing.request({ type: 'subscribe', sessionId: 'exp/b' });
@@ -53,9 +58,11 @@ describe('expired tokens', () => {
 });
 
 describe('maximum token lifetime', () => {
-  const fixture = useMemoryHub({ auth: ttlAuth, limits: { maxTokenLifetimeMs: 300, tokenRefreshGraceMs: 60_000 } });
+  const it = tokenLifetime;
 
-  it('ends the subscriptions of a token without expiry once the lifetime is over, and refuses its requests', async () => {
+  it('ends the subscriptions of a token without expiry once the lifetime is over, and refuses its requests', async ({
+    memoryHub: fixture,
+  }) => {
     const client = await RawHubClient.connect(fixture.hub.wsUrl, { token: 'forever' });
     await client.request({ type: 'subscribe', sessionId: 'life/a' });
     expect(await client.waitFor((m) => m.type === 'error' && m.sessionId === 'life/a')).toMatchObject({
@@ -74,9 +81,11 @@ describe('maximum token lifetime', () => {
 });
 
 describe('node-wide subscription cap', () => {
-  const fixture = useMemoryHub({ limits: { maxSubscriptionsPerNode: 3 } });
+  const it = subscriptionCap;
 
-  it('refuses subscriptions beyond the node cap, whichever connection holds them, and frees them on close', async () => {
+  it('refuses subscriptions beyond the node cap, whichever connection holds them, and frees them on close', async ({
+    memoryHub: fixture,
+  }) => {
     const [a, b] = await Promise.all([
       RawHubClient.connect(fixture.hub.wsUrl),
       RawHubClient.connect(fixture.hub.wsUrl),
@@ -96,11 +105,11 @@ describe('node-wide subscription cap', () => {
 });
 
 describe('slow HTTP clients (slowloris)', () => {
-  const fixture = useMemoryHub({ limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+  const it = slowClients;
 
   /** Open a TCP socket to the hub, write `text`, and resolve with what the hub answered once it closed the socket. */
-  function holdOpen(text: string): Promise<string> {
-    const socket: Socket = connect(fixture.hub.port, '127.0.0.1');
+  function holdOpen(port: number, text: string): Promise<string> {
+    const socket: Socket = connect(port, '127.0.0.1');
     let received = '';
     socket.on('data', (chunk) => (received += chunk.toString()));
     socket.on('error', () => undefined);
@@ -108,40 +117,31 @@ describe('slow HTTP clients (slowloris)', () => {
     return new Promise((resolve) => socket.once('close', () => resolve(received)));
   }
 
-  it('closes a socket whose headers never end', async () => {
-    expect(await holdOpen('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n')).toMatch(/^HTTP\/1\.1 408/);
+  it('closes a socket whose headers never end', async ({ memoryHub: fixture }) => {
+    expect(await holdOpen(fixture.hub.port, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n')).toMatch(
+      /^HTTP\/1\.1 408/,
+    );
   });
 
-  it('closes a socket whose body never ends', async () => {
+  it('closes a socket whose body never ends', async ({ memoryHub: fixture }) => {
     const head = 'POST /v1/sessions/slow/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n';
-    expect(await holdOpen(`${head}Content-Length: 1000\r\n\r\n[{"type":`)).toMatch(/^HTTP\/1\.1 408/);
+    expect(await holdOpen(fixture.hub.port, `${head}Content-Length: 1000\r\n\r\n[{"type":`)).toMatch(/^HTTP\/1\.1 408/);
     expect(await fixture.store.head('slow')).toMatchObject({ headSeq: -1 });
   });
 
-  it('still serves a prompt request', async () => {
+  it('still serves a prompt request', async ({ memoryHub: fixture }) => {
     expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
   });
 });
 
 describe('a corrupted stored entry during catch-up', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  let store: RedisStore;
-  let hub: TestHub;
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new Redis(server.url);
-    store = await RedisStore.open({ url: server.url, keyPrefix: 'corrupt:' });
-    hub = await startHub({ store });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await store.close();
-    redis.disconnect();
-    await server.stop();
-  });
+  const it = corruptEntry;
 
-  it('ends the subscription with DATA_CORRUPTED; the connection and other sessions stay served', async () => {
+  it('ends the subscription with DATA_CORRUPTED; the connection and other sessions stay served', async ({
+    admin: redis,
+    redisStore: store,
+    redisHub: hub,
+  }) => {
     await store.commit({ sessionId: 'bad', expectedSeq: 0, events: [note] });
     await redis.xadd(store.keys('bad').log, '1-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
     const client = await RawHubClient.connect(hub.wsUrl);

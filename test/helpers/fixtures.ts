@@ -1,0 +1,106 @@
+// The one fixture mechanism of the suites: vitest's `test.extend` with file-scoped fixtures. A fixture starts the
+// first time a test (or a suite hook) of the file names it, and stops after the file's last test: one redis-server
+// per file, as many hub nodes as the file asks for.
+//
+//   import { test } from '../helpers/fixtures.ts';
+//   test('reads back', async ({ redisStore }) => { ... });
+//
+// Options are fixtures too (`hubConfig`, `clientOptions`, `keyPrefix`, `hubCount`, `redisOptions`). A file-scoped
+// fixture cannot be overridden inside a describe block, so a block with its own options uses its own extension,
+// which gets its own instances of what depends on the option (and shares the rest, e.g. the redis-server):
+//
+//   const limited = test.extend('hubConfig', { scope: 'file' }, { limits: { maxSubscriptionsPerNode: 3 } });
+//   limited('refuses the fourth', async ({ memoryHub }) => { ... });
+import { Redis } from 'ioredis';
+import { test as base } from 'vitest';
+import { HubClient, type HubClientOptions } from '../../client/index.ts';
+import type { HubConfig } from '../../server/config.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from './hub.ts';
+import { RedisServer, type RedisServerOptions } from './redis-server.ts';
+
+/** A hub node on its own memory store. */
+export interface MemoryHubFixture {
+  readonly store: MemoryStore;
+  readonly hub: TestHub;
+}
+
+/** A hub node on its own memory store, and one `HubClient` connected to it. */
+export interface MemoryHubClientFixture {
+  readonly store: MemoryStore;
+  readonly node: TestHub;
+  readonly client: HubClient;
+}
+
+/** `hubCount` hub nodes on the file's redis-server, and a plain connection to that Redis. */
+export interface RedisHubsFixture {
+  readonly redis: RedisServer;
+  readonly cluster: RedisHubCluster;
+  /** A plain connection to the same Redis, for a test to act as an operator or a failure would. */
+  readonly admin: Redis;
+}
+
+/** Hub config of `memoryHub`, `memoryHubClient` and `redisHubs` (the store comes from the fixture). */
+export type HubOptions = Omit<HubConfig, 'store'>;
+
+const file = { scope: 'file' } as const;
+
+export const test = base
+  // Options: values a file (or a describe block's own extension) replaces.
+  .extend('hubConfig', file, {} as HubOptions)
+  .extend('clientOptions', file, {} as Omit<HubClientOptions, 'url'>)
+  .extend('keyPrefix', file, 'test:' as string)
+  .extend('hubCount', file, 2 as number)
+  .extend('redisOptions', file, {} as RedisServerOptions)
+  // The file's redis-server on a free port.
+  .extend('redis', file, async ({ redisOptions }, { onCleanup }) => {
+    const redis = await RedisServer.start(redisOptions);
+    onCleanup(() => redis.stop());
+    return redis;
+  })
+  // A plain connection to it.
+  .extend('admin', file, async ({ redis }, { onCleanup }) => {
+    const admin = new Redis(redis.url);
+    onCleanup(() => admin.disconnect());
+    return admin;
+  })
+  // A `RedisStore` on it, keys under `keyPrefix`.
+  .extend('redisStore', file, async ({ redis, keyPrefix }, { onCleanup }) => {
+    const store = await RedisStore.open({ url: redis.url, keyPrefix });
+    onCleanup(() => store.close());
+    return store;
+  })
+  // One hub node on `redisStore`.
+  .extend('redisHub', file, async ({ redisStore, hubConfig }, { onCleanup }) => {
+    const hub = await startHub({ ...hubConfig, store: redisStore });
+    onCleanup(() => hub.close());
+    return hub;
+  })
+  .extend('redisHubs', file, async ({ redis, admin, keyPrefix, hubCount, hubConfig }, { onCleanup }) => {
+    const cluster = await startRedisHubs(redis.url, { count: hubCount, keyPrefix, config: hubConfig });
+    onCleanup(() => cluster.close());
+    return { redis, cluster, admin } satisfies RedisHubsFixture;
+  })
+  .extend('memoryHub', file, async ({ hubConfig }, { onCleanup }) => {
+    const store = new MemoryStore();
+    const hub = await startHub({ ...hubConfig, store });
+    onCleanup(async () => {
+      await hub.close();
+      await store.close();
+    });
+    return { store, hub } satisfies MemoryHubFixture;
+  })
+  .extend('memoryHubClient', file, async ({ hubConfig, clientOptions }, { onCleanup }) => {
+    const store = new MemoryStore();
+    const node = await startHub({ ...hubConfig, store });
+    const client = new HubClient({ ...clientOptions, url: node.wsUrl });
+    onCleanup(async () => {
+      client.close();
+      await node.close();
+      await store.close();
+    });
+    return { store, node, client } satisfies MemoryHubClientFixture;
+  });
+
+export const it = test;
