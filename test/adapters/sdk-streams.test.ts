@@ -3,7 +3,7 @@
 // adapters, are the next request (checked on the request the SDK actually sends).
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { AgentWriter } from '../../client/index.ts';
 import type { SessionEvent } from '../../client/index.ts';
 import {
@@ -14,7 +14,7 @@ import {
   toOpenAIResponses,
 } from '../../shared/adapters/index.ts';
 import { validateLifecycle } from '../../shared/index.ts';
-import { useMemoryHubClient } from '../client/hubs.ts';
+import { it, type MemoryHubClientFixture } from '../helpers/fixtures.ts';
 import { startReplayServer, type ReplayServer } from './replay-server.ts';
 import {
   anthropicEnd,
@@ -31,7 +31,10 @@ import {
   typedEvents,
 } from './sse-bodies.ts';
 
-const hub = useMemoryHubClient();
+let hub: MemoryHubClientFixture;
+it.beforeAll(({ memoryHubClient }) => {
+  hub = memoryHubClient;
+});
 let server: ReplayServer;
 beforeAll(async () => {
   server = await startReplayServer();

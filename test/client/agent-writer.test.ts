@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { HubClientState, SessionEvent } from '../../client/index.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
-import { useMemoryHubClient } from './hubs.ts';
+import { it, test } from '../helpers/fixtures.ts';
 
 async function writeCalculatorTurn(writer: AgentWriter, question: string): Promise<void> {
   await writer.userMessage(question);
@@ -25,9 +25,9 @@ async function writeCalculatorTurn(writer: AgentWriter, question: string): Promi
 }
 
 describe('AgentWriter', () => {
-  const hub = useMemoryHubClient();
-
-  it('writes a multi-turn session that passes validateLifecycle(complete) and cites chunk seqs', async () => {
+  it('writes a multi-turn session that passes validateLifecycle(complete) and cites chunk seqs', async ({
+    memoryHubClient: hub,
+  }) => {
     const writer = await AgentWriter.attach(hub.client, 'writer/1');
     await writer.setSystemPrompt('v1');
     await writeCalculatorTurn(writer, 'one plus two?');
@@ -55,7 +55,9 @@ describe('AgentWriter', () => {
     ]);
   });
 
-  it('continues an existing log: turn numbering, an open turn, and system prompt replacement', async () => {
+  it('continues an existing log: turn numbering, an open turn, and system prompt replacement', async ({
+    memoryHubClient: hub,
+  }) => {
     const first = await AgentWriter.attach(hub.client, 'writer/2');
     await first.setSystemPrompt('old prompt');
     await writeCalculatorTurn(first, 'q1');
@@ -93,7 +95,7 @@ describe('AgentWriter', () => {
     expect(messages.filter((message) => message.role === 'system')).toHaveLength(1);
   });
 
-  it('rejects misuse with INVALID_STATE and sends nothing', async () => {
+  it('rejects misuse with INVALID_STATE and sends nothing', async ({ memoryHubClient: hub }) => {
     const writer = await AgentWriter.attach(hub.client, 'writer/3');
     await expect(writer.startStep()).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await expect(writer.streamChunk('x')).rejects.toMatchObject({ code: 'INVALID_STATE' });
@@ -123,7 +125,9 @@ describe('AgentWriter', () => {
     expect(validateLifecycle(log, { complete: true })).toEqual([]);
   });
 
-  it('a second writer on the same session makes the first fail with SEQ_CONFLICT; later calls reject too', async () => {
+  it('a second writer on the same session makes the first fail with SEQ_CONFLICT; later calls reject too', async ({
+    memoryHubClient: hub,
+  }) => {
     const writer = await AgentWriter.attach(hub.client, 'writer/4');
     await writer.userMessage('hello');
     await hub.client.append('writer/4', { type: 'user/message', data: { role: 'user', content: 'intruder' } });
@@ -132,7 +136,7 @@ describe('AgentWriter', () => {
     await expect(writer.startTurn()).rejects.toMatchObject({ code: 'SEQ_CONFLICT' });
   });
 
-  it("attaches through the client's own live subscription to the session", async () => {
+  it("attaches through the client's own live subscription to the session", async ({ memoryHubClient: hub }) => {
     await hub.client.append('writer/5', { type: 'user/message', data: { role: 'user', content: 'earlier' } });
     const subscription = hub.client.subscribe('writer/5');
     const writer = await AgentWriter.attach(hub.client, 'writer/5');
@@ -210,10 +214,14 @@ describe('AgentWriter batches within the frame limit', () => {
   });
 });
 
-describe('AgentWriter and appends sized to the limits a hub announces', () => {
-  const fixture = useMemoryHubClient({ limits: { maxEventsPerAppend: 4 } });
+const announcing = test.extend('hubConfig', { scope: 'file' }, { limits: { maxEventsPerAppend: 4 } });
 
-  it('a writer with the default batch size (100) cuts its appends at the hub’s 4 events: all commit', async () => {
+describe('AgentWriter and appends sized to the limits a hub announces', () => {
+  const it = announcing;
+
+  it('a writer with the default batch size (100) cuts its appends at the hub’s 4 events: all commit', async ({
+    memoryHubClient: fixture,
+  }) => {
     const writer = await AgentWriter.attach(fixture.client, 'writer/announced-1');
     expect(fixture.client.maxEventsPerAppend).toBe(4);
     const calls: Promise<SessionEvent>[] = [writer.startTurn(), writer.startStep()];
@@ -227,7 +235,9 @@ describe('AgentWriter and appends sized to the limits a hub announces', () => {
     expect(log).toHaveLength(14); // with batches of 100, the hub would have refused them all (BATCH_TOO_LARGE)
   });
 
-  it('an append of more events than the hub announced fails at once with BATCH_TOO_LARGE, nothing sent', async () => {
+  it('an append of more events than the hub announced fails at once with BATCH_TOO_LARGE, nothing sent', async ({
+    memoryHubClient: fixture,
+  }) => {
     await fixture.client.append('writer/announced-2', { type: 'x/y', data: 0 }); // connected: the limits are known
     const drafts = Array.from({ length: 5 }, (_, n) => ({ type: 'x/y', data: n }));
     await expect(fixture.client.append('writer/announced-2', drafts)).rejects.toMatchObject({

@@ -1,12 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { useMemoryHubClient } from './hubs.ts';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 
 describe('append', () => {
-  const hub = useMemoryHubClient();
-
-  it('resolves with the committed events: seqs, commit time, surfaceOp defaulted', async () => {
+  it('resolves with the committed events: seqs, commit time, surfaceOp defaulted', async ({ memoryHubClient: hub }) => {
     const events = await hub.client.append('append/1', [user('a'), { type: 'turn/start', data: { turn: 1 } }]);
     expect(events).toHaveLength(2);
     expect(events.map((event) => event.seq)).toEqual([0, 1]);
@@ -19,7 +17,9 @@ describe('append', () => {
     ]);
   });
 
-  it('a retry with the same idempotency key commits once and returns the original seqs', async () => {
+  it('a retry with the same idempotency key commits once and returns the original seqs', async ({
+    memoryHubClient: hub,
+  }) => {
     const first = await hub.client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
     await hub.client.append('append/2', user('other'));
     const retry = await hub.client.append('append/2', user('once'), { idempotencyKey: 'key-1' });
@@ -27,7 +27,9 @@ describe('append', () => {
     expect(await hub.store.read('append/2', 0, 10)).toHaveLength(2);
   });
 
-  it('refuses a bad idempotency key locally with BAD_REQUEST; the append made right after it still commits', async () => {
+  it('refuses a bad idempotency key locally with BAD_REQUEST; the append made right after it still commits', async ({
+    memoryHubClient: hub,
+  }) => {
     // The hub takes 1 to 256 UTF-16 units; a lone surrogate would not survive UTF-8. Refused at the hub instead,
     // the key would also fail the append pipelined behind it, which names it as `after`.
     for (const key of ['', 'k'.repeat(257), 'bad\uD800key', '\uDC00']) {
@@ -48,7 +50,9 @@ describe('append', () => {
     ]);
   });
 
-  it('rejects a stale expectedSeq with SEQ_CONFLICT (and the head) and an invalid event with its code', async () => {
+  it('rejects a stale expectedSeq with SEQ_CONFLICT (and the head) and an invalid event with its code', async ({
+    memoryHubClient: hub,
+  }) => {
     await hub.client.append('append/3', user('a'));
     await expect(hub.client.append('append/3', user('b'), { expectedSeq: 0 })).rejects.toMatchObject({
       code: 'SEQ_CONFLICT',

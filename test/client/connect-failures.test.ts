@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
 import { HubClient, type HubClientError, type StateChange } from '../../client/index.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { useMemoryHubClient } from './hubs.ts';
+import { it, type MemoryHubClientFixture } from '../helpers/fixtures.ts';
 
 const fastRetry = { initialDelayMs: 20, maxDelayMs: 50 };
 
@@ -30,7 +30,10 @@ async function upgradeRefuser(status: number): Promise<{ server: Server; url: st
 }
 
 describe('connect failures are reported at once, with a typed code and the URL, and retried', () => {
-  const hub = useMemoryHubClient();
+  let hub: MemoryHubClientFixture;
+  it.beforeAll(({ memoryHubClient }) => {
+    hub = memoryHubClient;
+  });
   let refuser401: { server: Server; url: string };
   let plainHttp: { server: Server; url: string };
   beforeAll(async () => {

@@ -1,16 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 import { spawnChild, untilExit } from './children/run-child.ts';
-import { HeldStore, startNode, useMemoryHubClient } from './hubs.ts';
+import { HeldStore, startNode } from './hubs.ts';
+
+const it = test.extend('hubConfig', { scope: 'file' }, { limits: { maxEventBytes: 1024 } });
 
 describe('a failed AgentWriter never leaves a promise unhandled', () => {
-  const hub = useMemoryHubClient({ limits: { maxEventBytes: 1024 } });
-
-  it.each([
+  it.for([
     ['seq-conflict', 'SEQ_CONFLICT'],
     ['too-large', 'EVENT_TOO_LARGE'],
-  ])(
+  ] as const)(
     'after %s every public method rejects with that failure, under --unhandled-rejections=strict',
-    async (failure, code) => {
+    async ([failure, code], { memoryHubClient: hub }) => {
       // An unhandled rejection makes the child exit with 1 and print it on stderr.
       const { child } = spawnChild('failed-writer.ts', [hub.node.wsUrl, `failed-writer/${failure}`, failure], {
         flags: ['--unhandled-rejections=strict'],
