@@ -243,5 +243,5 @@ export class StoreRequestError extends Error {
  */
 export class StoreDataError extends Error {
   override readonly name = 'StoreDataError';
-  readonly code = 'INTERNAL';
+  readonly code = 'DATA_CORRUPTED';
 }
