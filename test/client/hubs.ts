@@ -1,11 +1,8 @@
 // Real hub nodes for the SDK tests, on top of test/helpers/hub.ts.
-import { HubClient, type HubClientOptions } from '../../client/index.ts';
 import { MemoryStore, RedisStore } from '../../server/index.ts';
 import type { EventStore, Hub } from '../../server/index.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
-import type { HubConfig } from '../../server/config.ts';
 import { startHub } from '../helpers/hub.ts';
-import { suiteFixture } from '../helpers/suite-fixture.ts';
 
 export interface Node {
   readonly hub: Hub;
@@ -29,37 +26,6 @@ export async function redisStore(url: string): Promise<EventStore> {
 
 export function wsUrl(port: number): string {
   return `ws://127.0.0.1:${port}/v1/ws`;
-}
-
-export interface MemoryHubFixture {
-  readonly store: EventStore;
-  readonly node: Node;
-  readonly client: HubClient;
-}
-
-/**
- * For a describe block: one hub node on a memory store (with `hubConfig`) and one `HubClient` (with
- * `clientOptions`) connected to it, started before the block's tests and closed after them. Read the fields inside
- * tests (they are set by `beforeAll`).
- */
-export function useMemoryHubClient(
-  hubConfig: Omit<HubConfig, 'store' | 'port'> = {},
-  clientOptions: Omit<HubClientOptions, 'url'> = {},
-): MemoryHubFixture {
-  return suiteFixture(
-    'useMemoryHubClient',
-    async () => {
-      const store = memoryStore();
-      const started = await startHub({ ...hubConfig, store });
-      const node = { hub: started.hub, port: started.port, wsUrl: started.wsUrl };
-      return { store, node, client: new HubClient({ ...clientOptions, url: node.wsUrl }) };
-    },
-    async ({ store, node, client }) => {
-      client.close();
-      await node.hub.close();
-      await store.close();
-    },
-  );
 }
 
 /** A memory store that holds its first commit until the test lets it go. */

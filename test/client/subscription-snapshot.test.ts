@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import type { SessionEvent, Subscription, SubscriptionSnapshot } from '../../client/index.ts';
 import { deriveMessages } from '../../shared/index.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { thrown } from '../helpers/thrown.ts';
-import { useEngineHub } from './engine-hub.ts';
+import { it, test, type EngineHubFixture } from '../helpers/fixtures.ts';
 import { untilSeq } from './support.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } }) as const;
@@ -38,8 +38,16 @@ function reloaded(snapshot: SubscriptionSnapshot): SubscriptionSnapshot {
   return structuredClone(snapshot) as SubscriptionSnapshot;
 }
 
-describe.each(storeEngines('snap:'))('resuming a subscription from a snapshot on the $name engine', ({ open }) => {
-  const engine = useEngineHub(open);
+const engines = storeEngines('snap:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
+
+describe.each(engines)('resuming a subscription from a snapshot on the $name engine', ({ it }) => {
+  let engine: EngineHubFixture;
+  it.beforeAll(({ engineHub }) => {
+    engine = engineHub;
+  });
   const client = (): HubClient => new HubClient({ url: engine.hub.wsUrl });
   const log = (sessionId: string): Promise<readonly SessionEvent[]> => engine.store.read(sessionId, 0, 10_000);
 
@@ -155,9 +163,9 @@ describe.each(storeEngines('snap:'))('resuming a subscription from a snapshot on
 });
 
 describe('subscribe options are checked at run time', () => {
-  const engine = useEngineHub(storeEngines('snap-opts:')[0]!.open);
-
-  it('refuses unknown options, mixed resume options, foreign and invalid snapshots with BAD_REQUEST', () => {
+  it('refuses unknown options, mixed resume options, foreign and invalid snapshots with BAD_REQUEST', ({
+    memoryHub: engine,
+  }) => {
     const client = new HubClient({ url: engine.hub.wsUrl });
     try {
       const snapshot = { sessionId: 's', epoch: 'e', events: [] };

@@ -1,12 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { repairInterrupted, validateLifecycle } from '../../shared/index.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { spawnChild, untilExit, untilPrinted } from './children/run-child.ts';
-import { useEngineHub } from './engine-hub.ts';
+import { test, type EngineHubFixture } from '../helpers/fixtures.ts';
 
-describe.each(storeEngines('recover:'))('AgentWriter.recover() on the $name engine', ({ open }) => {
-  const engine = useEngineHub(open);
+const engines = storeEngines('recover:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
+
+describe.each(engines)('AgentWriter.recover() on the $name engine', ({ it }) => {
+  let engine: EngineHubFixture;
+  it.beforeAll(({ engineHub }) => {
+    engine = engineHub;
+  });
 
   /** A writer in a child process writes up to two unanswered tool calls, then is SIGKILLed. */
   async function crashMidTurn(sessionId: string): Promise<void> {

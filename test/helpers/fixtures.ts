@@ -5,7 +5,7 @@
 //   import { test } from '../helpers/fixtures.ts';
 //   test('reads back', async ({ redisStore }) => { ... });
 //
-// Options are fixtures too (`hubConfig`, `clientOptions`, `keyPrefix`, `hubCount`, `redisOptions`). A file-scoped
+// Options are fixtures too (`hubConfig`, `clientOptions`, `keyPrefix`, `hubCount`, `redisOptions`, `engine`). A file-scoped
 // fixture cannot be overridden inside a describe block, so a block with its own options uses its own extension,
 // which gets its own instances of what depends on the option (and shares the rest, e.g. the redis-server):
 //
@@ -15,8 +15,10 @@ import { Redis } from 'ioredis';
 import { test as base } from 'vitest';
 import { HubClient, type HubClientOptions } from '../../client/index.ts';
 import type { HubConfig } from '../../server/config.ts';
+import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { storeEngines, type Engine } from './engines.ts';
 import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from './hub.ts';
 import { RedisServer, type RedisServerOptions } from './redis-server.ts';
 
@@ -41,6 +43,18 @@ export interface RedisHubsFixture {
   readonly admin: Redis;
 }
 
+/** A hub node on a store engine (memory, or Redis on its own redis-server: see engines.ts). */
+export interface EngineHubFixture {
+  readonly store: EventStore;
+  readonly hub: TestHub;
+}
+
+/** Which engine `engineHub` runs on: a row of `storeEngines()`. */
+export interface EngineChoice {
+  readonly name: string;
+  readonly open: () => Promise<Engine>;
+}
+
 /** Hub config of `memoryHub`, `memoryHubClient` and `redisHubs` (the store comes from the fixture). */
 export type HubOptions = Omit<HubConfig, 'store'>;
 
@@ -53,6 +67,7 @@ export const test = base
   .extend('keyPrefix', file, 'test:' as string)
   .extend('hubCount', file, 2 as number)
   .extend('redisOptions', file, {} as RedisServerOptions)
+  .extend('engine', file, storeEngines('test:')[0]! as EngineChoice)
   // The file's redis-server on a free port.
   .extend('redis', file, async ({ redisOptions }, { onCleanup }) => {
     const redis = await RedisServer.start(redisOptions);
@@ -90,6 +105,16 @@ export const test = base
       await store.close();
     });
     return { store, hub } satisfies MemoryHubFixture;
+  })
+  .extend('engineHub', file, async ({ engine, hubConfig }, { onCleanup }) => {
+    const opened = await engine.open();
+    const hub = await startHub({ ...hubConfig, store: opened.store });
+    onCleanup(async () => {
+      await hub.close();
+      await opened.store.close();
+      await opened.stop();
+    });
+    return { store: opened.store, hub } satisfies EngineHubFixture;
   })
   .extend('memoryHubClient', file, async ({ hubConfig, clientOptions }, { onCleanup }) => {
     const store = new MemoryStore();
