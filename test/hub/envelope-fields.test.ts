@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { LogValidator } from '../../shared/log-validator.ts';
-import { useMemoryHub } from '../helpers/hub.ts';
+import { it, type MemoryHubFixture } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const user = { type: 'user/message', data: { role: 'user', content: 'hi' } };
@@ -10,9 +10,10 @@ const user = { type: 'user/message', data: { role: 'user', content: 'hi' } };
  * to assign, and any other field is a mistake the writer must hear of (never dropped silently).
  */
 describe('hub: envelope fields outside the contract are refused, over both transports', () => {
-  const fixture = useMemoryHub();
+  let fixture: MemoryHubFixture;
   let socket: RawHubClient;
-  beforeAll(async () => {
+  it.beforeAll(async ({ memoryHub }) => {
+    fixture = memoryHub;
     socket = await RawHubClient.connect(fixture.hub.wsUrl);
   });
   afterAll(() => socket.close());

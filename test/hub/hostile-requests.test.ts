@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
-import { useMemoryHub } from '../helpers/hub.ts';
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.ts';
 
 /** Send raw bytes on a fresh TCP connection and collect what comes back until the hub closes it. */
 function exchange(port: number, request: string): Promise<string> {
@@ -36,9 +36,9 @@ const upgrade = (path: string) =>
 
 /** Request targets and resets any peer can send: each gets an answer (or nothing), never a crashed node. */
 describe('hub: hostile request targets and resets', () => {
-  const fixture = useMemoryHub();
-
-  it('answers 400 BAD_REQUEST to targets that are not URLs, on HTTP and on upgrades', async () => {
+  it('answers 400 BAD_REQUEST to targets that are not URLs, on HTTP and on upgrades', async ({
+    memoryHub: fixture,
+  }) => {
     for (const target of ['http://[', 'http://a:99999/x', '*']) {
       const reply = await exchange(
         fixture.hub.port,
@@ -51,7 +51,9 @@ describe('hub: hostile request targets and resets', () => {
     expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
   });
 
-  it('reads targets starting with // as paths (they used to name a host, or crash the node)', async () => {
+  it('reads targets starting with // as paths (they used to name a host, or crash the node)', async ({
+    memoryHub: fixture,
+  }) => {
     for (const target of ['//[', '//a:99999/x', '//healthz']) {
       const reply = await exchange(
         fixture.hub.port,
@@ -63,7 +65,7 @@ describe('hub: hostile request targets and resets', () => {
     expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
   });
 
-  it('survives peers that reset the connection while an upgrade is refused', async () => {
+  it('survives peers that reset the connection while an upgrade is refused', async ({ memoryHub: fixture }) => {
     for (let round = 0; round < 50; round++) await resetRightAfter(fixture.hub.port, upgrade('/nope'));
     expect((await fetch(`${fixture.hub.url}/healthz`)).status).toBe(200);
     expect(await exchange(fixture.hub.port, upgrade('/nope'))).toMatch(/^HTTP\/1\.1 404 /);

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { useRedisHubs } from '../helpers/redis-hubs.ts';
+import { describe, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const note = (n: number) => ({ type: 'test/n', data: { n } });
@@ -9,10 +9,12 @@ const note = (n: number) => ({ type: 'test/n', data: { n } });
  * crash before fsync). A subscriber that had received the lost events must not keep them and then get new events
  * under the same seqs: it is reset (same epoch) and rebuilt from what the store holds.
  */
-describe('hub on Redis: subscribers of a log that lost its tail', () => {
-  const fixture = useRedisHubs('lts:', 1);
+const it = test.extend('keyPrefix', { scope: 'file' }, 'lts:').extend('hubCount', { scope: 'file' }, 1);
 
-  it('resets a live subscriber when the node reconnects to a store holding fewer events, then goes on', async () => {
+describe('hub on Redis: subscribers of a log that lost its tail', () => {
+  it('resets a live subscriber when the node reconnects to a store holding fewer events, then goes on', async ({
+    redisHubs: fixture,
+  }) => {
     const [node] = fixture.cluster.nodes;
     const [store] = fixture.cluster.stores;
     const writer = await RawHubClient.connect(node!.wsUrl);

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { AppendPipeline, type AppendInput } from '../../server/append/pipeline.ts';
 import { resolveLimits } from '../../server/config.ts';
 import { createLogger } from '../../server/logger.ts';
@@ -8,7 +8,7 @@ import type { EventDraft } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { useRedisHubs } from '../helpers/redis-hubs.ts';
+import { it, test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const WAIT = { timeout: 10_000, interval: 20 };
@@ -74,10 +74,14 @@ describe('session cache: a store that lost events this node saw', () => {
   });
 });
 
-describe('hub on Redis: the session cache is rebuilt when the store reconnects', () => {
-  const fixture = useRedisHubs('scr:');
+const onRedis = test.extend('keyPrefix', { scope: 'file' }, 'scr:');
 
-  it('never validates an append against events the store lost while the node was cut off', async () => {
+describe('hub on Redis: the session cache is rebuilt when the store reconnects', () => {
+  const it = onRedis;
+
+  it('never validates an append against events the store lost while the node was cut off', async ({
+    redisHubs: fixture,
+  }) => {
     const [nodeA, nodeB] = fixture.cluster.nodes;
     const [storeA] = fixture.cluster.stores;
     const writerA = await RawHubClient.connect(nodeA!.wsUrl);

@@ -1,15 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { useRedisHubs } from '../helpers/redis-hubs.ts';
+import { describe, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 /**
  * A node whose channel missed an epoch change (the epoch key evicted or deleted: no notice is published) must not
  * answer a client holding the current epoch with the stale one (subscribed and reset under an epoch that is gone).
  */
-describe('hub on Redis: a subscriber holding a newer epoch than the node', () => {
-  const fixture = useRedisHubs('sce:');
+const it = test.extend('keyPrefix', { scope: 'file' }, 'sce:');
 
-  it('is answered under the current epoch, with no reset', async () => {
+describe('hub on Redis: a subscriber holding a newer epoch than the node', () => {
+  it('is answered under the current epoch, with no reset', async ({ redisHubs: fixture }) => {
     const [nodeA, nodeB] = fixture.cluster.nodes;
     const watcherA = await RawHubClient.connect(nodeA!.wsUrl); // keeps node A's channel of the session open
     const subscribedA = await watcherA.request({ type: 'subscribe', sessionId: 's' });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { Session, validateLifecycle, type EventDraft } from '../../shared/index.ts';
-import { useRedisHubs } from '../helpers/redis-hubs.ts';
+import { test, type RedisHubsFixture } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import type { TestHub } from '../helpers/hub.ts';
 
@@ -48,10 +48,13 @@ function wsAppender(client: RawHubClient, sessionId: string): Appender {
  * append citing the event the previous node just wrote. Every node's copy is stale when its turn comes; a valid
  * append must never be refused because of that (it refreshes from the store and validates again).
  */
+const it = test.extend('keyPrefix', { scope: 'file' }, 'stale-copy:').extend('hubCount', { scope: 'file' }, 3);
+
 describe('hub: a node with a stale copy never refuses a valid append', () => {
-  const fixture = useRedisHubs('stale-copy:', 3);
+  let fixture: RedisHubsFixture;
   let sockets: RawHubClient[] = [];
-  beforeAll(async () => {
+  it.beforeAll(async ({ redisHubs }) => {
+    fixture = redisHubs;
     sockets = await Promise.all(fixture.cluster.nodes.map((node) => RawHubClient.connect(node.wsUrl)));
   });
   afterAll(async () => {
