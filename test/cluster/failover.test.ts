@@ -6,7 +6,7 @@ import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RedisSentinelSetup } from '../helpers/redis-sentinel.ts';
 import { record, untilSeq } from '../client/support.ts';
-import { slotOf, useClusterHubs } from './cluster-hubs.ts';
+import { clusterTest, slotOf } from './cluster-hubs.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 
@@ -68,10 +68,16 @@ async function killMasterMidStream(options: {
   }
 }
 
-describe('Redis Cluster failover: the master of a busy session is killed', () => {
-  const fixture = useClusterHubs('fail:');
+// Each block kills masters: each has its own cluster (its own extension).
+const failoverCluster = clusterTest.extend('keyPrefix', { scope: 'file' }, 'fail:');
+const lossyCluster = clusterTest.extend('keyPrefix', { scope: 'file' }, 'lost:');
 
-  it('appends resume after the replica takes over; every subscriber ends equal to the store', async () => {
+describe('Redis Cluster failover: the master of a busy session is killed', () => {
+  const it = failoverCluster;
+
+  it('appends resume after the replica takes over; every subscriber ends equal to the store', async ({
+    clusterHubs: fixture,
+  }) => {
     const sessionId = 'busy';
     const slot = await slotOf(fixture.cluster, fixture.stores[0]!.keys(sessionId).log);
     await killMasterMidStream({
@@ -118,9 +124,11 @@ describe('Sentinel failover: the master is killed', () => {
 });
 
 describe('Redis Cluster failover that loses acknowledged writes', () => {
-  const fixture = useClusterHubs('lost:');
+  const it = lossyCluster;
 
-  it('resets the subscribers that saw the lost events and rebuilds them from the promoted replica', async () => {
+  it('resets the subscribers that saw the lost events and rebuilds them from the promoted replica', async ({
+    clusterHubs: fixture,
+  }) => {
     const sessionId = 'tail';
     const slot = await slotOf(fixture.cluster, fixture.stores[0]!.keys(sessionId).log);
     const master = await fixture.cluster.masterOf(slot);

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ServerMessage } from '../../shared/protocol.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { slotOf, useClusterHubs } from './cluster-hubs.ts';
+import { clusterTest, slotOf } from './cluster-hubs.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 
@@ -22,10 +22,12 @@ function startWriter(client: RawHubClient, sessionId: string) {
   };
 }
 
-describe('a busy session whose slot moves to another master (CLUSTER SETSLOT … MIGRATING/IMPORTING, MIGRATE)', () => {
-  const fixture = useClusterHubs('mig:');
+const it = clusterTest.extend('keyPrefix', { scope: 'file' }, 'mig:');
 
-  it('refuses and loses no append, resets no watcher, and the watchers on both nodes keep up', async () => {
+describe('a busy session whose slot moves to another master (CLUSTER SETSLOT … MIGRATING/IMPORTING, MIGRATE)', () => {
+  it('refuses and loses no append, resets no watcher, and the watchers on both nodes keep up', async ({
+    clusterHubs: fixture,
+  }) => {
     const [a, b] = fixture.nodes;
     const sessionId = 'busy';
     const slot = await slotOf(fixture.cluster, fixture.stores[0]!.keys(sessionId).log);

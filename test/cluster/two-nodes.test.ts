@@ -1,16 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AgentWriter, HubClient, type Subscription } from '../../client/index.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import { untilSeq } from '../client/support.ts';
-import { slotOf, useClusterHubs } from './cluster-hubs.ts';
+import { clusterTest, slotOf } from './cluster-hubs.ts';
 
 const SESSIONS = 50;
 
-describe('two hub nodes on a Redis Cluster (3 masters + 3 replicas)', () => {
-  const fixture = useClusterHubs('two:');
+const it = clusterTest.extend('keyPrefix', { scope: 'file' }, 'two:');
 
-  it('serves 50 sessions spread over every shard: exact logs, derived messages, a complete list', async () => {
+describe('two hub nodes on a Redis Cluster (3 masters + 3 replicas)', () => {
+  it('serves 50 sessions spread over every shard: exact logs, derived messages, a complete list', async ({
+    clusterHubs: fixture,
+  }) => {
     const [a, b] = fixture.nodes;
     const sessionIds = Array.from({ length: SESSIONS }, (_, index) => `team/s${index}`);
     // The sessions really are spread over the three masters.
