@@ -1,8 +1,6 @@
 import { createHub, type Hub, type HubAddress } from '../../server/hub.ts';
 import type { HubConfig } from '../../server/config.ts';
-import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { suiteFixture } from './suite-fixture.ts';
 
 /** A hub node started for a test on 127.0.0.1, port 0. */
 export interface TestHub extends HubAddress {
@@ -53,25 +51,4 @@ export async function startRedisHubs(
       await Promise.all(stores.map((store) => store.close()));
     },
   };
-}
-
-/** What `useMemoryHub` gives a describe block. */
-export interface MemoryHubFixture {
-  readonly store: MemoryStore;
-  readonly hub: TestHub;
-}
-
-/** For one describe block: a hub node (with `config`) on its own memory store, started before the tests. */
-export function useMemoryHub(config: Omit<HubConfig, 'store'> = {}): MemoryHubFixture {
-  return suiteFixture(
-    'useMemoryHub',
-    async () => {
-      const store = new MemoryStore();
-      return { store, hub: await startHub({ ...config, store }) };
-    },
-    async ({ store, hub }) => {
-      await hub.close();
-      await store.close();
-    },
-  );
 }
