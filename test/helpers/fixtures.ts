@@ -20,6 +20,7 @@ import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { storeEngines, type Engine } from './engines.ts';
 import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from './hub.ts';
+import { takeIncidents } from './process-incidents.ts';
 import { RedisServer, type RedisServerOptions } from './redis-server.ts';
 
 /** A hub node on its own memory store. */
@@ -61,6 +62,22 @@ export type HubOptions = Omit<HubConfig, 'store'>;
 const file = { scope: 'file' } as const;
 
 export const test = base
+  // The process guard (test/setup/process-guard.ts) checks after each test and each suite, but file-scoped
+  // fixtures stop after the last afterAll: this one is set up first, so it is torn down last and fails the file
+  // if an unhandled rejection, an uncaught exception or a child crash happened while the others stopped.
+  // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture depends on from this pattern: nothing
+  .extend('teardownGuard', { scope: 'file', auto: true }, async ({}, { onCleanup }) => {
+    onCleanup(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const found = takeIncidents();
+      if (found.length > 0) {
+        throw new Error(
+          `process guard: ${found.length} incident(s) while the file's fixtures stopped:\n${found.join('\n---\n')}`,
+        );
+      }
+    });
+    return true;
+  })
   // Options: values a file (or a describe block's own extension) replaces.
   .extend('hubConfig', file, {} as HubOptions)
   .extend('clientOptions', file, {} as Omit<HubClientOptions, 'url'>)
