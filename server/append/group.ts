@@ -1,5 +1,6 @@
 import { SessionLogError, type EventDraft, type Session, type ValidatedDraft } from '../../shared/index.ts';
 import type { CommitBatch } from '../store/event-store.ts';
+import { importTimeError } from './import-time.ts';
 
 /** What a queued append carries into planning. */
 export interface PlannedAppend {
@@ -7,6 +8,8 @@ export interface PlannedAppend {
     readonly events: readonly EventDraft[];
     readonly expectedSeq?: number | undefined;
     readonly idempotencyKey?: string | undefined;
+    /** Import mode: the commit time to store (appends with different times never share a group). */
+    readonly time?: number | undefined;
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
@@ -23,8 +26,13 @@ export interface GroupLimits {
 }
 
 export type GroupPlan<T extends PlannedAppend> =
-  /** Commit these appends together: `batches[i]` holds `items[i]`'s validated events. */
-  | { readonly kind: 'group'; readonly items: readonly T[]; readonly batches: readonly CommitBatch[] }
+  /** Commit these appends together: `batches[i]` holds `items[i]`'s validated events; `time`: import mode. */
+  | {
+      readonly kind: 'group';
+      readonly items: readonly T[];
+      readonly batches: readonly CommitBatch[];
+      readonly time: number | undefined;
+    }
   /** The first append's `expectedSeq` is not the session's next seq. */
   | { readonly kind: 'seq-mismatch'; readonly item: T }
   /** The first append fails validation at the session's head. */
@@ -55,6 +63,7 @@ export function planGroup<T extends PlannedAppend>(
       break;
     }
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
+    if (items.length > 0 && item.input.time !== items[0]!.input.time) break;
     if (items.length > 0 && drafts.length + events.length > limits.maxEvents) break;
     if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
     bytes += item.bytes;
@@ -65,6 +74,9 @@ export function planGroup<T extends PlannedAppend>(
   }
   const first = items[0];
   if (first === undefined) throw new Error('planGroup needs a ready append first in the queue');
+  const time = first.input.time;
+  const timeError = time === undefined ? undefined : importTimeError(time, session);
+  if (timeError !== undefined) return { kind: 'invalid', item: first, error: timeError };
 
   let validated: readonly ValidatedDraft[];
   try {
@@ -86,7 +98,7 @@ export function planGroup<T extends PlannedAppend>(
     const key = item.input.idempotencyKey;
     batches.push(key === undefined ? { events } : { events, idempotencyKey: key });
   });
-  return { kind: 'group', items, batches };
+  return { kind: 'group', items, batches, time };
 }
 
 /** Index of the append holding the event that would get `seq` (0 when unknown). */

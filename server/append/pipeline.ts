@@ -19,6 +19,8 @@ export interface AppendInput {
   readonly events: readonly EventDraft[];
   readonly expectedSeq?: number | undefined;
   readonly idempotencyKey?: string | undefined;
+  /** Import mode (the caller checked the `admin` right): the commit time to store instead of the store's clock. */
+  readonly time?: number | undefined;
 }
 
 /** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
@@ -206,7 +208,7 @@ export class AppendPipeline {
       }
       case 'group':
         try {
-          await this.#commitGroup(queue, entry, plan.items, plan.batches);
+          await this.#commitGroup(queue, entry, plan.items, plan.batches, plan.time);
         } catch (error) {
           const unsettled = plan.items.filter((item) => queue.includes(item));
           this.#fail(
@@ -246,11 +248,13 @@ export class AppendPipeline {
     entry: CachedSession,
     items: readonly QueuedAppend[],
     batches: readonly CommitBatch[],
+    time: number | undefined,
   ): Promise<void> {
     const { store, cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
     const expectedSeq = entry.session.length;
-    const result = await store.commitGroup({ sessionId, expectedSeq, expectedEpoch: entry.epoch, batches });
+    const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches };
+    const result = await store.commitGroup(time === undefined ? request : { ...request, time });
     switch (result.status) {
       case 'committed': {
         const { epoch, events } = result;

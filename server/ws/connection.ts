@@ -209,8 +209,13 @@ export class Connection {
       this.#guard.checkAppend();
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
+      // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
+      const ready =
+        message.time === undefined
+          ? authorized
+          : authorized.then(() => this.#authorize('admin', message.sessionId));
       const { metrics, pipeline } = this.#deps;
-      outcome = await measureAppend(metrics, () => pipeline.append(message, authorized));
+      outcome = await measureAppend(metrics, () => pipeline.append(message, ready));
     } catch (error) {
       this.#fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
