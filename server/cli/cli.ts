@@ -1,137 +1,58 @@
-import { authStartupNotice } from '../auth/auth-config.ts';
-import { createHubAuth } from '../auth/hub-auth.ts';
-import { loadAuthenticator } from '../auth/load-authenticator.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
-import { defaultNodeName } from '../config.ts';
-import { createHub, type HubAddress } from '../hub.ts';
-import { parseServeArgs, serveUsage, UsageError, type ServeOptions } from './cli-args.ts';
-import { createLogger, type Logger } from '../logger.ts';
-import { redactUrl } from './redact-url.ts';
-import { MemoryStore } from '../store/memory/memory-store.ts';
-import { RedisStore } from '../store/redis/redis-store.ts';
-import type { EventStore } from '../store/event-store.ts';
+import { CliFailure, UsageError, type CliIo, type Command } from './command.ts';
+import { exportCommand } from './commands/export.ts';
+import { importCommand } from './commands/import.ts';
+import { serveCommand } from './commands/serve.ts';
+import { packageVersion } from './version.ts';
 
-const usage = `Usage: session-hub <command> [options]
+/** Every command, in the order `session-hub --help` lists them. */
+const commands: readonly Command[] = [serveCommand, exportCommand, importCommand];
+
+function usage(): string {
+  const width = Math.max(...commands.map((command) => command.name.length)) + 2;
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}${command.summary}`);
+  return `Usage: session-hub <command> [options]
 
 Commands:
-  serve     start a hub node (see: session-hub serve --help)
+${lines.join('\n')}
+
+Run session-hub <command> --help for a command's options and an example; session-hub --version for the version.
+Exit codes: 0 done, 1 failed (one line on stderr says why), 2 usage error.
 `;
+}
 
 /** `session-hub` command line. Resolves with the exit code once the command is done. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(usage);
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  if (command !== 'serve') {
-    process.stderr.write(`session-hub: unknown command ${command}\n\n${usage}`);
-    return 2;
-  }
-  let options: ServeOptions | 'help';
-  try {
-    options = parseServeArgs(rest, process.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`session-hub: ${error.message}\n\n${serveUsage}`);
-    return 2;
-  }
-  if (options === 'help') {
-    process.stdout.write(serveUsage);
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
     return 0;
   }
-  return serve(options);
-}
-
-async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
-  const onError = (error: Error): void => logger.warn({ err: error }, 'store trouble');
-  if (options.redisUrl === undefined) return new MemoryStore({ onError });
-  return RedisStore.open({
-    url: options.redisUrl,
-    onError,
-    ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
-  });
-}
-
-const listenErrors: Readonly<Record<string, string>> = {
-  EADDRINUSE: 'address already in use',
-  EADDRNOTAVAIL: 'address not available on this machine',
-  EACCES: 'permission denied',
-  ENOTFOUND: 'unknown host',
-};
-
-/** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
-function listenFailure(options: ServeOptions, error: unknown): string {
-  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
-  const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return `cannot listen on ${host}:${options.port}: ${reason}`;
-}
-
-async function serve(options: ServeOptions): Promise<number> {
-  // Named here, not by the hub, so that every log line of the node carries it, the CLI's own among them.
-  const nodeName = options.nodeName ?? defaultNodeName();
-  const logger = createLogger(options.logLevel, { node: nodeName });
-  let authenticator: Authenticator;
+  if (name === undefined) {
+    io.stderr.write(usage());
+    return 2;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    io.stderr.write(`session-hub: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return 2;
+  }
   try {
-    authenticator = await loadAuthenticator(options.auth);
+    return await command.run(rest, io);
   } catch (error) {
-    logger.fatal({ err: error }, 'could not load the auth key');
-    process.stderr.write(`session-hub: could not load the auth key: ${String(error)}\n`);
+    if (error instanceof UsageError) {
+      io.stderr.write(`session-hub: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    const message = error instanceof CliFailure || error instanceof Error ? error.message : String(error);
+    io.stderr.write(`session-hub: ${message}\n`);
     return 1;
   }
-  let store: EventStore;
-  try {
-    store = await openStore(options, logger);
-  } catch (error) {
-    const redis = options.redisUrl === undefined ? undefined : redactUrl(options.redisUrl);
-    logger.fatal({ err: error, redis }, 'could not open the store');
-    process.stderr.write(`session-hub: could not open the store: ${String(error)}\n`);
-    return 1;
-  }
-  const hub = createHub({
-    store,
-    port: options.port,
-    host: options.host,
-    logger,
-    auth: createHubAuth(authenticator),
-    nodeName,
-    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
-  });
-  let address: HubAddress;
-  try {
-    address = await hub.listen();
-  } catch (error) {
-    logger.fatal({ err: error }, 'could not listen');
-    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
-    await hub.close();
-    await store.close();
-    return 1;
-  }
-  const engine =
-    store.engine === 'memory'
-      ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${redactUrl(options.redisUrl ?? '')})`;
-  process.stdout.write(`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\nengine: ${engine}\n`);
-  if (store.engine === 'memory') logger.warn('memory engine: one process only, nothing is persisted');
-  const authNotice = authStartupNotice(options.auth);
-  logger[authNotice.level](authNotice.message);
-  process.stdout.write(
-    `auth: ${options.auth.mode === 'open' ? `*** ${authNotice.message} ***` : authNotice.message}\n`,
-  );
+}
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      logger.info({ signal }, 'shutting down');
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
-  await hub.close();
-  await store.close();
-  process.stdout.write('session-hub stopped\n');
-  return 0;
+function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
 }

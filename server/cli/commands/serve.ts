@@ -1,0 +1,147 @@
+import { authStartupNotice } from '../../auth/auth-config.ts';
+import { createHubAuth } from '../../auth/hub-auth.ts';
+import { loadAuthenticator } from '../../auth/load-authenticator.ts';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import { defaultNodeName } from '../../config.ts';
+import { createHub, type HubAddress } from '../../hub.ts';
+import { parseServeArgs, serveUsage, type ServeOptions } from '../cli-args.ts';
+import { createLogger, type Logger } from '../../logger.ts';
+import { redactUrl } from '../redact-url.ts';
+import { MemoryStore } from '../../store/memory/memory-store.ts';
+import { RedisStore } from '../../store/redis/redis-store.ts';
+import type { EventStore } from '../../store/event-store.ts';
+import type { Command } from '../command.ts';
+import { hubEnv } from '../env.ts';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'start a hub node',
+  usage: serveUsage,
+  async run(args, io) {
+    const options = parseServeArgs(args, hubEnv(io.env));
+    if (options === 'help') {
+      io.stdout.write(serveUsage);
+      return 0;
+    }
+    return serve(options);
+  },
+};
+
+/**
+ * Open the store. While it opens, its connection errors are kept rather than logged: a store that cannot open is
+ * reported in one line that names the last of them (`... not ready after 3000 ms: connect ECONNREFUSED ...`).
+ */
+async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
+  let opening = true;
+  let lastError: Error | undefined;
+  const onError = (error: Error): void => {
+    if (opening) lastError = error;
+    else logger.warn({ err: error }, 'store trouble');
+  };
+  if (options.redisUrl === undefined) return new MemoryStore({ onError });
+  try {
+    return await RedisStore.open({
+      url: options.redisUrl,
+      onError,
+      ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+    });
+  } catch (error) {
+    throw lastError === undefined ? error : new Error(reasonOf(error), { cause: lastError });
+  } finally {
+    opening = false;
+  }
+}
+
+const listenErrors: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  EACCES: 'permission denied',
+  ENOTFOUND: 'unknown host',
+};
+
+/** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
+function listenFailure(options: ServeOptions, error: unknown): string {
+  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+  const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `cannot listen on ${host}:${options.port}: ${reason}`;
+}
+
+async function serve(options: ServeOptions): Promise<number> {
+  // Named here, not by the hub, so that every log line of the node carries it, the CLI's own among them.
+  const nodeName = options.nodeName ?? defaultNodeName();
+  const logger = createLogger(options.logLevel, { node: nodeName });
+  let authenticator: Authenticator;
+  try {
+    authenticator = await loadAuthenticator(options.auth);
+  } catch (error) {
+    process.stderr.write(`session-hub: could not load the auth key: ${reasonOf(error)}\n`);
+    return 1;
+  }
+  let store: EventStore;
+  try {
+    store = await openStore(options, logger);
+  } catch (error) {
+    const where = options.redisUrl === undefined ? '' : ` at ${redactUrl(options.redisUrl)}`;
+    process.stderr.write(`session-hub: could not open the store${where}: ${reasonOf(error)}\n`);
+    return 1;
+  }
+  const hub = createHub({
+    store,
+    port: options.port,
+    host: options.host,
+    logger,
+    auth: createHubAuth(authenticator),
+    nodeName,
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  });
+  let address: HubAddress;
+  try {
+    address = await hub.listen();
+  } catch (error) {
+    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    await hub.close();
+    await store.close();
+    return 1;
+  }
+  const engine =
+    store.engine === 'memory'
+      ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
+      : `redis (${redactUrl(options.redisUrl ?? '')})`;
+  // Each startup fact once, for people, on stdout (the JSON log on stderr has the hub's own `hub listening`).
+  const authNotice = authStartupNotice(options.auth).message.replace(/^auth: /, '');
+  process.stdout.write(
+    `session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\n` +
+      `engine: ${engine}\n` +
+      `auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}\n`,
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      logger.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await hub.close();
+  await store.close();
+  process.stdout.write('session-hub stopped\n');
+  return 0;
+}
+
+/**
+ * Why something failed, in one line: the error's message and its causes' (`redis: not ready after 3000 ms: connect
+ * ECONNREFUSED 127.0.0.1:6379`), each said once, no stack.
+ */
+export function reasonOf(error: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = error, depth = 0; current !== undefined && depth < 5; depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message !== '' && !parts.some((part) => part.includes(message))) parts.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ').replace(/\s*\n\s*/g, ' ');
+}
