@@ -2,10 +2,22 @@ import { CliFailure, UsageError, type CliIo, type Command } from './command.ts';
 import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
 import { serveCommand } from './commands/serve.ts';
+import { tailCommand } from './commands/tail.ts';
+import { sessionsCommand } from './commands/sessions.ts';
+import { rmCommand } from './commands/rm.ts';
+import { tokenCommand } from './commands/token.ts';
 import { packageVersion } from './version.ts';
 
 /** Every command, in the order `session-hub --help` lists them. */
-const commands: readonly Command[] = [serveCommand, exportCommand, importCommand];
+const commands: readonly Command[] = [
+  serveCommand,
+  tailCommand,
+  exportCommand,
+  importCommand,
+  sessionsCommand,
+  rmCommand,
+  tokenCommand,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((command) => command.name.length)) + 2;
@@ -54,5 +66,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 }
 
 function processIo(): CliIo {
+  // `session-hub tail … | head`: the reader went away, which ends the command rather than failing it.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
 }
