@@ -118,6 +118,8 @@ export interface HubConfig {
   readonly shutdownTimeoutMs?: number;
   /** Prefix of every metric name. Default `session_hub_`. */
   readonly metricsPrefix?: string;
+  /** Serve the web inspector at `/inspect` (and redirect `/` there). Default true. */
+  readonly inspector?: boolean;
 }
 
 /** `HubConfig` with every default applied. */
@@ -138,6 +140,7 @@ export interface ResolvedHubConfig {
   readonly appendRetries: number;
   readonly shutdownTimeoutMs: number;
   readonly metricsPrefix: string;
+  readonly inspector: boolean;
 }
 
 export function defaultNodeName(): string {
@@ -161,6 +164,7 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     appendRetries: config.appendRetries ?? 32,
     shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
     metricsPrefix: config.metricsPrefix ?? 'session_hub_',
+    inspector: config.inspector ?? true,
   };
 }
 

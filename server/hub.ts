@@ -7,6 +7,8 @@ import { AppendPipeline } from './append/pipeline.ts';
 import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import { Connection } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
+import { withInspector } from './http/inspector-route.ts';
+import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './http/request-url.ts';
@@ -77,19 +79,18 @@ export function createHub(input: HubConfig): Hub {
   let closing: Promise<void> | undefined;
   let listening: HubAddress | undefined;
 
-  const server = createServer(
-    createHttpHandler({
-      store,
-      pipeline,
-      auth: config.auth,
-      limits,
-      metrics,
-      logger,
-      nodeName,
-      isShuttingDown: () => shuttingDown,
-      onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
-    }),
-  );
+  const api = createHttpHandler({
+    store,
+    pipeline,
+    auth: config.auth,
+    limits,
+    metrics,
+    logger,
+    nodeName,
+    isShuttingDown: () => shuttingDown,
+    onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+  });
+  const server = createServer(config.inspector ? withInspector(api, () => loadInspectorAssets(), logger) : api);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
   const sweepTimer = setInterval(() => cache.sweep(), Math.max(1000, config.sessionCacheIdleMs / 2));
   sweepTimer.unref();

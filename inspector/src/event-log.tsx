@@ -1,0 +1,72 @@
+// The raw event log: seq, time, type, surface op, a summary; replaced events marked and linked to their replacement.
+import type { SessionEvent } from '../../shared/index.ts';
+import { eventSummary } from './session-model.ts';
+import { VirtualList } from './virtual-list.tsx';
+
+export interface EventLogProps {
+  readonly events: readonly SessionEvent[];
+  readonly replacedBy: ReadonlyMap<number, number>;
+  readonly selected: number | undefined;
+  readonly onSelect: (seq: number) => void;
+  readonly follow: boolean;
+}
+
+function surfaceLabel(event: SessionEvent): string {
+  const op = event.surfaceOp;
+  if (op === undefined) return '';
+  return op === 'append' ? 'append' : `replace ${op.startSeq}–${op.endSeq}`;
+}
+
+function SeqLink({ seq, onSelect }: { seq: number; onSelect: (seq: number) => void }) {
+  return (
+    <a href={`#seq-${seq}`} class="seq-link" onClick={(event) => (event.preventDefault(), onSelect(seq))}>
+      {seq}
+    </a>
+  );
+}
+
+export function EventLog(props: EventLogProps) {
+  const { events, replacedBy, onSelect } = props;
+  return (
+    <VirtualList
+      count={events.length}
+      estimateSize={24}
+      follow={props.follow && props.selected === undefined}
+      scrollTo={props.selected}
+      rowKey={(index) => events[index]!.seq}
+      testId="event-log"
+      className="event-log"
+      renderRow={(index) => {
+        const event = events[index]!;
+        const hiddenBy = replacedBy.get(event.seq);
+        const classes = [
+          'event-row',
+          hiddenBy !== undefined ? 'replaced' : '',
+          props.selected === event.seq ? 'selected' : '',
+        ];
+        return (
+          <div class={classes.join(' ')} data-seq={event.seq} data-type={event.type}>
+            <span class="seq">{event.seq}</span>
+            <span class="time">{new Date(event.time).toISOString().slice(11, 23)}</span>
+            <span class="type">{event.type}</span>
+            <span class="op">{surfaceLabel(event)}</span>
+            <span class="summary">{eventSummary(event)}</span>
+            {hiddenBy !== undefined && (
+              <span class="replaced-by">
+                replaced by <SeqLink seq={hiddenBy} onSelect={onSelect} />
+              </span>
+            )}
+            {(event.sourceEventSeqs ?? []).length > 0 && (
+              <span class="sources">
+                from{' '}
+                {event.sourceEventSeqs!.map((seq) => (
+                  <SeqLink key={seq} seq={seq} onSelect={onSelect} />
+                ))}
+              </span>
+            )}
+          </div>
+        );
+      }}
+    />
+  );
+}

@@ -1,0 +1,85 @@
+// The sessions of the hub (admin grant), filtered by prefix, refreshed every few seconds.
+import { useEffect, useState } from 'preact/hooks';
+import { getJson } from './hub-access.ts';
+
+const REFRESH_MS = 3000;
+/** Heads are read for this many listed sessions (one request each). */
+const HEADS_SHOWN = 50;
+
+interface Row {
+  readonly sessionId: string;
+  readonly headSeq: number | undefined;
+}
+
+export function SessionList(props: { token: string | undefined }) {
+  const [prefix, setPrefix] = useState('');
+  const [rows, setRows] = useState<readonly Row[]>([]);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    let stopped = false;
+    const load = async (): Promise<void> => {
+      const query = prefix === '' ? '' : `?prefix=${encodeURIComponent(prefix)}`;
+      const answer = await getJson<{ sessions: string[] }>(`/v1/sessions${query}`, props.token);
+      if (stopped) return;
+      if (!answer.ok) {
+        setError(`${answer.code}: ${answer.message}`);
+        return;
+      }
+      setError(undefined);
+      setTotal(answer.body.sessions.length);
+      const shown = answer.body.sessions.slice(0, HEADS_SHOWN);
+      const heads = await Promise.all(
+        shown.map((id) => getJson<{ headSeq: number }>(`/v1/sessions/${encodeURIComponent(id)}`, props.token)),
+      );
+      if (!stopped)
+        setRows(
+          shown.map((sessionId, i) => ({ sessionId, headSeq: heads[i]!.ok ? heads[i]!.body.headSeq : undefined })),
+        );
+    };
+    void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [prefix, props.token]);
+  return (
+    <div class="session-list">
+      <header class="bar">
+        <h1>Sessions</h1>
+        <input
+          placeholder="prefix filter, e.g. acme/"
+          value={prefix}
+          data-testid="prefix"
+          onInput={(event) => setPrefix((event.target as HTMLInputElement).value)}
+        />
+        <span class="muted">{total} sessions</span>
+      </header>
+      {error !== undefined && (
+        <p class="error" data-testid="error">
+          {error}
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th>session</th>
+            <th>head seq</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.sessionId} data-session={row.sessionId}>
+              <td>
+                <a href={`/inspect?session=${encodeURIComponent(row.sessionId)}`}>{row.sessionId}</a>
+              </td>
+              <td>{row.headSeq ?? '–'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {total > rows.length && <p class="muted">showing the first {rows.length}; narrow with a prefix</p>}
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+// One session, live: derived messages beside the raw log, time travel, watchers' view of the connection, export.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { HubClient, type Subscription } from '../../client/index.ts';
+import { deriveMessages, toJsonl, type DerivedMessage, type SessionEvent } from '../../shared/index.ts';
+import { EventLog } from './event-log.tsx';
+import { getJson, hubSocketUrl, tokenGrants } from './hub-access.ts';
+import { LogView } from './session-model.ts';
+import { Transcript } from './transcript.tsx';
+import { AppendBox } from './append-box.tsx';
+
+interface Snapshot {
+  readonly events: readonly SessionEvent[];
+  readonly messages: readonly DerivedMessage[];
+  readonly view: LogView;
+}
+
+interface Status {
+  readonly connection: string;
+  readonly subscription: string;
+  readonly headAtOpen: number | undefined;
+  /** The hub answered the head request without a token: an open hub. */
+  readonly openHub: boolean;
+  readonly lagMs: number | undefined;
+  readonly error: string | undefined;
+}
+
+/** Subscribes through the SDK and re-renders at most once per animation frame, however fast events arrive. */
+function useSession(sessionId: string, token: string | undefined) {
+  const [snapshot, setSnapshot] = useState<Snapshot>({ events: [], messages: [], view: new LogView() });
+  const [status, setStatus] = useState<Status>({
+    connection: 'connecting',
+    subscription: 'pending',
+    headAtOpen: undefined,
+    openHub: false,
+    lagMs: undefined,
+    error: undefined,
+  });
+  const clientRef = useRef<HubClient | undefined>(undefined);
+  useEffect(() => {
+    const client = new HubClient({ url: hubSocketUrl(), ...(token === undefined ? {} : { token }) });
+    clientRef.current = client;
+    let view = new LogView();
+    let frame: number | undefined;
+    let lagMs: number | undefined;
+    const render = (): void => {
+      frame = undefined;
+      setSnapshot({ events: subscription.events, messages: subscription.messages, view });
+      setStatus((previous) => ({ ...previous, subscription: subscription.state, lagMs }));
+    };
+    const schedule = (): void => {
+      frame ??= requestAnimationFrame(render);
+    };
+    client.on('state', (next) => setStatus((previous) => ({ ...previous, connection: next })));
+    client.on('error', (error) => setStatus((previous) => ({ ...previous, error: `${error.code}: ${error.message}` })));
+    void getJson<{ headSeq: number }>(`/v1/sessions/${encodeURIComponent(sessionId)}`, token).then((answer) => {
+      if (answer.ok) {
+        const openHub = token === undefined;
+        setStatus((previous) => ({ ...previous, headAtOpen: answer.body.headSeq, openHub }));
+      }
+    });
+    const subscription: Subscription = client.subscribe(sessionId);
+    subscription.on('event', (event) => {
+      view.add(event);
+      if (subscription.state === 'live') lagMs = Math.max(0, Date.now() - event.time);
+      schedule();
+    });
+    subscription.on('messages', schedule);
+    subscription.on('live', schedule);
+    subscription.on('reset', () => {
+      view = new LogView();
+      schedule();
+    });
+    subscription.on('error', (error) =>
+      setStatus((previous) => ({ ...previous, error: `${error.code}: ${error.message}` })),
+    );
+    subscription.on('closed', schedule);
+    return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      client.close();
+    };
+  }, [sessionId, token]);
+  return { snapshot, status, client: clientRef };
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
+export function SessionView(props: { sessionId: string; token: string | undefined }) {
+  const { sessionId, token } = props;
+  const { snapshot, status, client } = useSession(sessionId, token);
+  const { events, view } = snapshot;
+  const lastSeq = events.length === 0 ? -1 : events[events.length - 1]!.seq;
+  const [travelAt, setTravelAt] = useState<number | undefined>(undefined);
+  const [selected, setSelected] = useState<number | undefined>(undefined);
+  const at = travelAt !== undefined && travelAt < lastSeq ? travelAt : undefined;
+  const shownEvents = useMemo(() => (at === undefined ? events : events.slice(0, at + 1)), [events, at]);
+  const messages = useMemo(
+    () => (at === undefined ? snapshot.messages : deriveMessages(shownEvents)),
+    [at, snapshot.messages, shownEvents],
+  );
+  const catchingUp = status.subscription === 'catching-up' || status.subscription === 'subscribing';
+  const head = status.headAtOpen ?? -1;
+  // Append controls: on an open hub, or when the token grants append here (the hub checks every append anyway).
+  const mayAppend = token === undefined ? status.openHub : tokenGrants(token, 'append', sessionId);
+  return (
+    <div class="session-view">
+      <header class="bar">
+        <a href="/inspect">← sessions</a>
+        <h1 data-testid="session-id">{sessionId}</h1>
+        <span class={`state state-${status.subscription}`} data-testid="subscription-state">
+          {status.subscription}
+        </span>
+        <span class="muted">connection: {status.connection}</span>
+        <span class="muted" data-testid="last-seq">
+          seq {lastSeq}
+        </span>
+        {status.lagMs !== undefined && <span class="muted">lag {status.lagMs} ms</span>}
+        <button onClick={() => download(`${sessionId.replace(/[^\w.-]/g, '_')}.jsonl`, toJsonl(events))}>
+          Export JSONL
+        </button>
+      </header>
+      {status.error !== undefined && (
+        <p class="error" data-testid="error">
+          {status.error}
+        </p>
+      )}
+      {catchingUp && head > 0 && (
+        <progress data-testid="catch-up" max={head + 1} value={lastSeq + 1} title="catching up" />
+      )}
+      <div class="travel">
+        <label>
+          time travel: seq{' '}
+          <input
+            type="range"
+            min={0}
+            max={Math.max(0, lastSeq)}
+            value={at ?? lastSeq}
+            data-testid="time-travel"
+            onInput={(event) => {
+              const value = Number((event.target as HTMLInputElement).value);
+              setTravelAt(value >= lastSeq ? undefined : value);
+            }}
+          />{' '}
+          <span data-testid="travel-at">{at === undefined ? 'live' : `as of seq ${at}`}</span>
+        </label>
+        {at !== undefined && <button onClick={() => setTravelAt(undefined)}>back to live</button>}
+      </div>
+      <main class="panes">
+        <section class="pane">
+          <h2>Derived messages ({messages.length})</h2>
+          <Transcript
+            messages={messages}
+            streaming={at === undefined ? view.streamingText : ''}
+            follow={at === undefined}
+          />
+        </section>
+        <section class="pane">
+          <h2>Event log ({shownEvents.length})</h2>
+          <EventLog
+            events={shownEvents}
+            replacedBy={view.replacedBy}
+            selected={selected}
+            onSelect={setSelected}
+            follow={at === undefined}
+          />
+        </section>
+      </main>
+      {mayAppend && client.current !== undefined && <AppendBox client={client.current} sessionId={sessionId} />}
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.ts';
+import type { InspectorAssets } from './inspector-assets.ts';
+import { requestUrl } from './request-url.ts';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The page may load only its own files and talk only to the hub that served it. */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'";
+
+/**
+ * Serves the web inspector at `/inspect` (and `/` redirects there) in front of the HTTP API; every other request
+ * goes to `api`. Assets load once, on the first request (bundled from sources in a checkout).
+ */
+export function withInspector(api: Handler, load: () => Promise<InspectorAssets>, logger: Logger): Handler {
+  let assets: Promise<InspectorAssets> | undefined;
+  const loaded = (): Promise<InspectorAssets> => {
+    assets ??= load();
+    return assets;
+  };
+  return (request, response) => {
+    const path = requestUrl(request)?.pathname;
+    const method = request.method ?? 'GET';
+    if (path === undefined || (method !== 'GET' && method !== 'HEAD')) return api(request, response);
+    if (path === '/') {
+      response.writeHead(302, { location: '/inspect' }).end();
+      return;
+    }
+    const name =
+      path === '/inspect' || path === '/inspect/'
+        ? 'index.html'
+        : path.startsWith('/inspect/')
+          ? path.slice(9)
+          : undefined;
+    if (name === undefined) return api(request, response);
+    loaded()
+      .then(
+        (files) => {
+          const asset = files.get(name);
+          if (asset === undefined) {
+            response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`no inspector file ${name}`);
+            return;
+          }
+          response.writeHead(200, {
+            'content-type': asset.contentType,
+            'content-length': asset.body.byteLength,
+            'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+            'x-content-type-options': 'nosniff',
+            'referrer-policy': 'no-referrer',
+            'content-security-policy': CONTENT_SECURITY_POLICY,
+          });
+          response.end(method === 'HEAD' ? undefined : asset.body);
+        },
+        (error: unknown) => {
+          assets = undefined;
+          logger.error({ err: error }, 'the inspector could not be loaded');
+          response
+            .writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
+            .end('the inspector is not available on this node (its assets are not built: npm run build)');
+        },
+      )
+      .catch((error: unknown) => logger.error({ err: error }, 'could not write an inspector reply'));
+  };
+}

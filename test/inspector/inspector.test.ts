@@ -1,0 +1,249 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentWriter, HubClient } from '../../client/index.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { startSecureHub, type SecureHub } from '../security/secure-hub.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT = fileURLToPath(new URL('../../docs/images/inspector.png', import.meta.url));
+const WAIT = { timeout: 20_000 };
+
+/** The texts of the transcript's messages, in order (`role: text`). */
+async function transcript(page: Page): Promise<string[]> {
+  return page.$$eval('[data-testid="transcript"] .message', (nodes) =>
+    nodes.map((node) => `${(node as HTMLElement).dataset['role']}: ${node.querySelector('.text')?.textContent ?? ''}`),
+  );
+}
+
+async function waitForText(page: Page, selector: string, text: string): Promise<void> {
+  await page.waitForFunction(
+    ([css, wanted]) => [...document.querySelectorAll(css!)].some((node) => node.textContent?.includes(wanted!)),
+    [selector, text] as const,
+    WAIT,
+  );
+}
+
+describe('the web inspector in real Chromium (open hub, memory engine)', () => {
+  let store: MemoryStore;
+  let hub: TestHub;
+  let browser: Browser;
+  let client: HubClient;
+  const sessionId = 'demo/calculator';
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    store = new MemoryStore();
+    hub = await startHub({ store });
+    client = new HubClient({ url: hub.wsUrl });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    client?.close();
+    await hub?.close();
+    await store?.close();
+  });
+
+  it('serves the page and its hashed assets with content types and caching; / redirects to it', async () => {
+    const root = await fetch(hub.url, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/inspect');
+    const page = await fetch(`${hub.url}/inspect`);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    const script = /src="\/inspect\/(assets\/main-[\w]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${hub.url}/inspect/${script!}`);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${hub.url}/inspect/assets/nothing.js`)).status).toBe(404);
+  });
+
+  it('shows a session an agent writes: messages, streamed text, tool results, time travel and a replace', async () => {
+    const writer = await AgentWriter.attach(client, sessionId);
+    await writer.setSystemPrompt('You are a careful calculator.');
+    await writer.startTurn();
+    await writer.userMessage('What is 17 × 23?');
+    await writer.startStep();
+    await writer.streamChunk({ type: 'text-delta', text: 'Let me ' });
+    await writer.streamChunk({ type: 'text-delta', text: 'compute.' });
+    await writer.commitAssistantMessage({
+      content: [
+        { type: 'text', text: 'Let me compute.' },
+        { type: 'tool_use', id: 'call_1', name: 'multiply', input: { a: 17, b: 23 } },
+      ],
+    });
+    await writer.toolCall({ callId: 'call_1', name: 'multiply', arguments: { a: 17, b: 23 } });
+    const result = await writer.toolResult({ callId: 'call_1', content: '391' });
+    await writer.endStep();
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${hub.url}/inspect?session=${encodeURIComponent(sessionId)}`);
+    await page.waitForSelector('[data-testid="subscription-state"].state-live', WAIT);
+    await waitForText(page, '[data-testid="transcript"] .role-tool', '391');
+    expect(await transcript(page)).toEqual([
+      'system: You are a careful calculator.',
+      'user: What is 17 × 23?',
+      'assistant: Let me compute.',
+      'tool: 391',
+    ]);
+    expect(await page.textContent('[data-testid="transcript"] .tool-use')).toContain('multiply');
+    const stored = await store.read(sessionId, 0, 100);
+    expect(
+      await page.$$eval('[data-testid="event-log"] .event-row', (rows) =>
+        rows.map((row) => Number((row as HTMLElement).dataset['seq'])),
+      ),
+    ).toEqual(stored.map((event) => event.seq));
+
+    // Live: a step streams text (shown as it arrives), then a new append appears.
+    await writer.startStep();
+    await writer.streamChunk({ type: 'text-delta', text: '17 × 23 ' });
+    await writer.streamChunk({ type: 'text-delta', text: '= 391' });
+    await waitForText(page, '[data-role="assistant-streaming"]', '17 × 23 = 391');
+    await writer.commitAssistantMessage({ content: '17 × 23 = 391' });
+    await page.waitForFunction(
+      () => document.querySelector('[data-role="assistant-streaming"]') === null,
+      undefined,
+      WAIT,
+    );
+    await waitForText(page, '[data-testid="transcript"] .role-assistant', '17 × 23 = 391');
+
+    // Time travel: as of the user message, the transcript holds only what came before it.
+    const userSeq = (await store.read(sessionId, 0, 100)).find((event) => event.type === 'user/message')!.seq;
+    await page.$eval(
+      '[data-testid="time-travel"]',
+      (input, seq) => {
+        (input as HTMLInputElement).value = String(seq);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      },
+      userSeq,
+    );
+    await page.waitForFunction(
+      (seq) => document.querySelector('[data-testid="travel-at"]')?.textContent === `as of seq ${seq}`,
+      userSeq,
+      WAIT,
+    );
+    expect(await transcript(page)).toEqual(['system: You are a careful calculator.', 'user: What is 17 × 23?']);
+    await page.click('text=back to live');
+
+    // A replace (pruning the tool output) shows the new text and marks the replaced event.
+    const pruned = await writer.pruneToolResult('call_1', '[pruned]');
+    await waitForText(page, '[data-testid="transcript"] .role-tool', '[pruned]');
+    await page.waitForSelector(`[data-testid="event-log"] .event-row.replaced[data-seq="${result.seq}"]`, WAIT);
+    expect(await page.textContent(`.event-row[data-seq="${result.seq}"] .replaced-by`)).toBe(
+      `replaced by ${pruned.seq}`,
+    );
+    await writer.endStep();
+    await writer.endTurn();
+    await page.waitForSelector(`[data-testid="event-log"] .event-row[data-seq="${pruned.seq + 2}"]`, WAIT);
+
+    // An open hub grants append: the page offers it, and what it appends reaches the log.
+    await page.fill(
+      '[data-testid="append-box"] textarea',
+      '{ "type": "app/note", "data": { "text": "from the inspector" } }',
+    );
+    await page.click('[data-testid="append-box"] button');
+    await waitForText(page, '[data-testid="event-log"] .event-row[data-type="app/note"]', 'from the inspector');
+    expect((await store.read(sessionId, 0, 100)).at(-1)).toMatchObject({
+      type: 'app/note',
+      data: { text: 'from the inspector' },
+    });
+
+    await page.screenshot({ path: SCREENSHOT });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('lists sessions with their head seq, filtered by prefix', async () => {
+    await client.append('other/one', [{ type: 'app/note', data: {} }]);
+    const page = await browser.newPage();
+    await page.goto(`${hub.url}/inspect`);
+    await page.waitForSelector(`tr[data-session="${sessionId}"]`, WAIT);
+    await page.fill('[data-testid="prefix"]', 'other/');
+    await page.waitForFunction(
+      () => document.querySelector('tr[data-session="demo/calculator"]') === null,
+      undefined,
+      WAIT,
+    );
+    expect(
+      await page.$$eval('tr[data-session]', (rows) => rows.map((row) => (row as HTMLElement).dataset['session'])),
+    ).toEqual(['other/one']);
+    expect(await page.textContent('tr[data-session="other/one"] td:nth-child(2)')).toBe('0');
+    await page.close();
+  });
+
+  it('is not served when turned off', async () => {
+    const off = await startHub({ store, inspector: false });
+    try {
+      expect((await fetch(`${off.url}/inspect`)).status).toBe(404);
+      expect((await fetch(`${off.url}/healthz`)).status).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('the web inspector on a hub that requires tokens (Redis engine)', () => {
+  let secure: SecureHub;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    secure = await startSecureHub();
+    await secure.store.commit({
+      sessionId: 'acme/s1',
+      expectedSeq: 0,
+      events: [{ type: 'user/message', data: { role: 'user', content: 'hello tokens' }, surfaceOp: 'append' }],
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await secure?.close();
+  });
+
+  it('without a token says so clearly', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${secure.hub.url}/inspect?session=acme/s1`);
+    await page.waitForSelector('[data-testid="error"]', WAIT);
+    expect(await page.textContent('[data-testid="error"]')).toMatch(/UNAUTHORIZED|token/i);
+    expect(await page.$('[data-testid="append-box"]')).toBeNull();
+    await page.close();
+  });
+
+  it('with a read token shows the session without append controls, and keeps the token out of the URL', async () => {
+    const token = await secure.mint({ read: ['acme/*'] });
+    const page = await browser.newPage();
+    await page.goto(`${secure.hub.url}/inspect?session=acme/s1&token=${token}`);
+    await waitForText(page, '[data-testid="transcript"] .role-user', 'hello tokens');
+    expect(page.url()).not.toContain('token=');
+    expect(await page.$('[data-testid="append-box"]')).toBeNull();
+    await page.close();
+  });
+
+  it('with an append token offers append controls', async () => {
+    const token = await secure.mint({ read: ['acme/*'], append: ['acme/s1'] });
+    const page = await browser.newPage();
+    await page.goto(`${secure.hub.url}/inspect?session=acme/s1&token=${token}`);
+    await waitForText(page, '[data-testid="transcript"] .role-user', 'hello tokens');
+    expect(await page.$('[data-testid="append-box"]')).not.toBeNull();
+    await page.close();
+  });
+});
