@@ -12,6 +12,7 @@ import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
+import { checkPresenceRequest } from './presence.ts';
 import type { SubscriptionLink } from './subscription-types.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -80,6 +81,10 @@ export type HubClientEvents = {
 export interface SubscribeOptions {
   /** First seq wanted (default 0). Messages are derived only when starting from 0. */
   readonly fromSeq?: number;
+  /** Follow who watches the session (`subscription.presence`, `presence` events). Default false. */
+  readonly presence?: boolean;
+  /** How this subscription is named to other watchers (at most 128 characters). */
+  readonly label?: string;
 }
 
 /**
@@ -238,7 +243,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
       throw new HubClientError('BAD_REQUEST', 'fromSeq must be a non-negative integer', { sessionId });
     }
-    const subscription = new Subscription(this.#link, sessionId, fromSeq);
+    const subscription = new Subscription(this.#link, sessionId, fromSeq, checkPresenceRequest(options, sessionId));
     this.#subscriptions.set(sessionId, subscription);
     subscription.connected();
     return subscription;
@@ -307,6 +312,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       case 'events':
       case 'live':
       case 'reset':
+      case 'presence':
         this.#subscriptions.get(message.sessionId)?.handle(message);
         return;
       case 'error':

@@ -14,3 +14,5 @@ export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from './core.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
+export type { PresenceChange } from './presence.ts';
+export type { Watcher } from '../shared/protocol.ts';

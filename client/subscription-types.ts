@@ -2,6 +2,7 @@ import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
 import type { ClientMessage } from '../shared/protocol.ts';
 import type { ProjectionChange } from './core.ts';
 import type { HubClientError } from './errors.ts';
+import type { PresenceChange } from './presence.ts';
 import type { RequestTracker } from './requests.ts';
 import type { Subscription } from './subscription.ts';
 
@@ -18,6 +19,8 @@ export type SubscriptionEvents = {
   live: [headSeq: number];
   /** The session's stored data was replaced (epoch changed): local state was cleared; events follow from seq 0. */
   reset: [epoch: string];
+  /** Who watches the session changed (only with `subscribe(id, { presence: true })`). */
+  presence: [change: PresenceChange];
   /** A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE). */
   error: [error: HubClientError];
   closed: [];

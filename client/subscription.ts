@@ -1,9 +1,10 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import type { ClientMessage, ErrorMessage, ServerMessage } from '../shared/protocol.ts';
+import type { ClientMessage, ErrorMessage, ServerMessage, Watcher } from '../shared/protocol.ts';
 import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
 import { LocalLog } from './local-log.ts';
+import { PresenceView, type PresenceRequest } from './presence.ts';
 import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
 import type { SubscriptionEvents, SubscriptionLink, SubscriptionState } from './subscription-types.ts';
 
@@ -16,6 +17,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   readonly sessionId: string;
   readonly #link: SubscriptionLink;
   readonly #log: LocalLog;
+  readonly #presence: PresenceView;
   #state: SubscriptionState = 'pending';
   #epoch: string | undefined;
   #requestId: number | undefined;
@@ -24,11 +26,17 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   #finalError: HubClientError | undefined;
 
   /** @internal Created by `HubClient.subscribe`. */
-  constructor(link: SubscriptionLink, sessionId: string, fromSeq: number) {
+  constructor(link: SubscriptionLink, sessionId: string, fromSeq: number, presence?: PresenceRequest) {
     super(link.onListenerError);
     this.#link = link;
     this.sessionId = sessionId;
     this.#log = new LocalLog(fromSeq);
+    this.#presence = new PresenceView(presence);
+  }
+
+  /** Who watches this session, on every node (kept only with `subscribe(id, { presence: true })`; else empty). */
+  get presence(): readonly Watcher[] {
+    return this.#presence.watchers;
   }
 
   get state(): SubscriptionState {
@@ -136,6 +144,9 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       case 'reset':
         this.#onReset(message.epoch);
         break;
+      case 'presence':
+        this.emit('presence', this.#presence.update(message));
+        break;
       case 'error':
         this.#onError(message);
         break;
@@ -161,6 +172,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       sessionId: this.sessionId,
       fromSeq,
       ...(this.#epoch === undefined ? {} : { epoch: this.#epoch }),
+      ...this.#presence.requestFields,
     });
   }
 

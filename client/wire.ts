@@ -12,6 +12,7 @@ const KNOWN_SERVER_TYPES: Readonly<Record<ServerMessage['type'], true>> = {
   live: true,
   ack: true,
   reset: true,
+  presence: true,
   unsubscribed: true,
   authenticated: true,
   pong: true,

@@ -120,6 +120,10 @@ export interface HubConfig {
   readonly metricsPrefix?: string;
   /** Serve the web inspector at `/inspect` (and redirect `/` there). Default true. */
   readonly inspector?: boolean;
+  /** Presence: a watcher whose node stops refreshing it (the node died) lapses after this long (ms). Default 15 s. */
+  readonly presenceTtlMs?: number;
+  /** Presence: how often a session followed for presence is read for joins and leaves on other nodes. Default 1 s. */
+  readonly presencePollMs?: number;
 }
 
 /** `HubConfig` with every default applied. */
@@ -141,6 +145,8 @@ export interface ResolvedHubConfig {
   readonly shutdownTimeoutMs: number;
   readonly metricsPrefix: string;
   readonly inspector: boolean;
+  readonly presenceTtlMs: number;
+  readonly presencePollMs: number;
 }
 
 export function defaultNodeName(): string {
@@ -165,7 +171,16 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
     metricsPrefix: config.metricsPrefix ?? 'session_hub_',
     inspector: config.inspector ?? true,
+    presenceTtlMs: positiveMs('presenceTtlMs', config.presenceTtlMs ?? 15_000),
+    presencePollMs: positiveMs('presencePollMs', config.presencePollMs ?? 1000),
   };
+}
+
+function positiveMs(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 100 || value > 3_600_000) {
+    throw new RangeError(`${name} must be an integer number of ms from 100 to 3,600,000, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** `defaultLimits` overlaid with the given ones (undefined fields keep the default); throws on nonsense values. */

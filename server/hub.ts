@@ -8,6 +8,7 @@ import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from 
 import { Connection } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
 import { withInspector } from './http/inspector-route.ts';
+import { PresenceTracker } from './presence/presence-tracker.ts';
 import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
@@ -74,6 +75,13 @@ export function createHub(input: HubConfig): Hub {
     onCommitted: (sessionId, epoch, events) => cache.apply(sessionId, epoch, events),
     onReset: (sessionId) => cache.invalidate(sessionId),
   });
+  const presence = new PresenceTracker({
+    store: store.presence,
+    nodeName,
+    logger,
+    ttlMs: config.presenceTtlMs,
+    pollMs: config.presencePollMs,
+  });
   const connections = new Set<Connection>();
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
@@ -120,6 +128,7 @@ export function createHub(input: HubConfig): Hub {
       maxFrameBytes: limits.maxFrameBytes,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,
+      presence,
       request: {
         transport: 'ws',
         headers: request.headers,
@@ -174,6 +183,7 @@ export function createHub(input: HubConfig): Hub {
       logger.warn({ err: error }, 'in-flight appends did not finish in time'),
     );
     await closeSockets();
+    await presence.close();
     channels.closeAll();
     stopReconnectWatch();
     cache.clear();

@@ -9,6 +9,7 @@ import type {
   SubscribeRequest,
   AnnouncedLimits,
   AppendRequest,
+  Watcher,
 } from './protocol.ts';
 
 /**
@@ -172,6 +173,9 @@ function parseSubscribe(reader: Reader): SubscribeRequest {
   if (fromSeq !== undefined) message.fromSeq = fromSeq;
   const epoch = reader.optionalString('epoch', { maxLength: 256 });
   if (epoch !== undefined) message.epoch = epoch;
+  if (own(reader.record, 'presence') !== undefined) message.presence = reader.boolean('presence');
+  const label = reader.optionalString('label', { maxLength: MAX_WATCHER_LABEL_LENGTH, wellFormed: true });
+  if (label !== undefined) message.label = label;
   return message;
 }
 
@@ -320,6 +324,14 @@ export function parseServerMessage(value: unknown): ServerMessage {
         epoch: reader.string('epoch'),
         reason: reader.string('reason'),
       };
+    case 'presence':
+      return {
+        type,
+        sessionId: reader.string('sessionId'),
+        watchers: parseWatchers(reader, 'watchers'),
+        joined: parseWatchers(reader, 'joined'),
+        left: parseWatchers(reader, 'left'),
+      };
     case 'unsubscribed':
       return { type, id: reader.index('id'), sessionId: reader.string('sessionId') };
     case 'pong':
@@ -330,4 +342,26 @@ export function parseServerMessage(value: unknown): ServerMessage {
     default:
       return reader.fail(`unknown message type ${describeValue(type)}`);
   }
+}
+
+/** Longest presence label (`subscribe({ label })`). */
+export const MAX_WATCHER_LABEL_LENGTH = 128;
+/** Most watchers a `presence` message may list (the hub tracks at most 1,000 per session). */
+const MAX_WATCHERS = 10_000;
+
+function parseWatchers(reader: Reader, name: string): Watcher[] {
+  const list = reader.array(name);
+  if (list.length > MAX_WATCHERS) reader.fail(`field "${name}" holds more than ${MAX_WATCHERS} watchers`);
+  return list.map((value, index) => {
+    if (!isRecord(value)) reader.fail(`${name}[${index}] must be an object`);
+    const watcher = new Reader(value, `${reader.kind}.${name}[${index}]`);
+    const label = watcher.optionalString('label');
+    return {
+      id: watcher.string('id'),
+      subject: watcher.string('subject'),
+      node: watcher.string('node'),
+      since: watcher.index('since'),
+      ...(label === undefined ? {} : { label }),
+    };
+  });
 }

@@ -41,6 +41,10 @@ export interface SubscribeRequest {
   readonly fromSeq?: number;
   /** The epoch the client's position belongs to; a mismatch gets `reset`. */
   readonly epoch?: string;
+  /** Send `presence` messages: who watches this session, on every node (default false: nothing extra). */
+  readonly presence?: boolean;
+  /** How this watcher is named to others in presence (e.g. `inspector`, `agent-7`); at most 128 characters. */
+  readonly label?: string;
 }
 
 export interface UnsubscribeRequest {
@@ -146,6 +150,26 @@ export interface ResetMessage {
   readonly reason: string;
 }
 
+/** One subscription to a session, on some node (presence). */
+export interface Watcher {
+  readonly id: string;
+  /** The token's subject, or `anonymous` on an open hub. */
+  readonly subject: string;
+  readonly node: string;
+  /** Epoch ms the subscription started. */
+  readonly since: number;
+  readonly label?: string;
+}
+
+/** Who watches a session (to subscriptions that asked for `presence`): the whole list, and what changed. */
+export interface PresenceMessage {
+  readonly type: 'presence';
+  readonly sessionId: string;
+  readonly watchers: readonly Watcher[];
+  readonly joined: readonly Watcher[];
+  readonly left: readonly Watcher[];
+}
+
 export interface UnsubscribedMessage {
   readonly type: 'unsubscribed';
   readonly id: number;
@@ -182,6 +206,7 @@ export type ServerMessage =
   | LiveMessage
   | AckMessage
   | ResetMessage
+  | PresenceMessage
   | UnsubscribedMessage
   | AuthenticatedMessage
   | PongMessage

@@ -11,10 +11,21 @@ export interface EventLogProps {
   readonly follow: boolean;
 }
 
-function surfaceLabel(event: SessionEvent): string {
+function SurfaceOp({ event, onSelect }: { event: SessionEvent; onSelect: (seq: number) => void }) {
   const op = event.surfaceOp;
-  if (op === undefined) return '';
-  return op === 'append' ? 'append' : `replace ${op.startSeq}–${op.endSeq}`;
+  if (op === undefined) return <span class="op" />;
+  if (op === 'append') return <span class="op">append</span>;
+  return (
+    <span class="op">
+      replace
+      <SeqLink seq={op.startSeq} onSelect={onSelect} />
+      {op.endSeq !== op.startSeq && (
+        <>
+          –<SeqLink seq={op.endSeq} onSelect={onSelect} />
+        </>
+      )}
+    </span>
+  );
 }
 
 function SeqLink({ seq, onSelect }: { seq: number; onSelect: (seq: number) => void }) {
@@ -49,7 +60,7 @@ export function EventLog(props: EventLogProps) {
             <span class="seq">{event.seq}</span>
             <span class="time">{new Date(event.time).toISOString().slice(11, 23)}</span>
             <span class="type">{event.type}</span>
-            <span class="op">{surfaceLabel(event)}</span>
+            <SurfaceOp event={event} onSelect={onSelect} />
             <span class="summary">{eventSummary(event)}</span>
             {hiddenBy !== undefined && (
               <span class="replaced-by">

@@ -2,13 +2,36 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './hub-access.ts';
 
-const REFRESH_MS = 3000;
+const REFRESH_MS = 5000;
 /** Heads are read for this many listed sessions (one request each). */
 const HEADS_SHOWN = 50;
 
 interface Row {
   readonly sessionId: string;
   readonly headSeq: number | undefined;
+  readonly watchers: number | undefined;
+  /** Commit time of the newest event. */
+  readonly lastActivity: number | undefined;
+}
+
+/** Head, watcher count and last activity of one session (three reads; a failed one leaves its cell empty). */
+async function rowOf(sessionId: string, token: string | undefined): Promise<Row> {
+  const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  const [head, presence] = await Promise.all([
+    getJson<{ headSeq: number }>(path, token),
+    getJson<{ watchers: unknown[] }>(`${path}/presence`, token),
+  ]);
+  const headSeq = head.ok ? head.body.headSeq : undefined;
+  const last =
+    headSeq !== undefined && headSeq >= 0
+      ? await getJson<{ events: { time: number }[] }>(`${path}/events?from=${headSeq}&limit=1`, token)
+      : undefined;
+  return {
+    sessionId,
+    headSeq,
+    watchers: presence.ok ? presence.body.watchers.length : undefined,
+    lastActivity: last?.ok === true ? last.body.events[0]?.time : undefined,
+  };
 }
 
 export function SessionList(props: { token: string | undefined }) {
@@ -29,13 +52,8 @@ export function SessionList(props: { token: string | undefined }) {
       setError(undefined);
       setTotal(answer.body.sessions.length);
       const shown = answer.body.sessions.slice(0, HEADS_SHOWN);
-      const heads = await Promise.all(
-        shown.map((id) => getJson<{ headSeq: number }>(`/v1/sessions/${encodeURIComponent(id)}`, props.token)),
-      );
-      if (!stopped)
-        setRows(
-          shown.map((sessionId, i) => ({ sessionId, headSeq: heads[i]!.ok ? heads[i]!.body.headSeq : undefined })),
-        );
+      const rows = await Promise.all(shown.map((id) => rowOf(id, props.token)));
+      if (!stopped) setRows(rows);
     };
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
@@ -66,6 +84,8 @@ export function SessionList(props: { token: string | undefined }) {
           <tr>
             <th>session</th>
             <th>head seq</th>
+            <th>watching</th>
+            <th>last activity</th>
           </tr>
         </thead>
         <tbody>
@@ -75,6 +95,8 @@ export function SessionList(props: { token: string | undefined }) {
                 <a href={`/inspect?session=${encodeURIComponent(row.sessionId)}`}>{row.sessionId}</a>
               </td>
               <td>{row.headSeq ?? '–'}</td>
+              <td>{row.watchers ?? '–'}</td>
+              <td>{row.lastActivity === undefined ? '–' : new Date(row.lastActivity).toLocaleString()}</td>
             </tr>
           ))}
         </tbody>

@@ -1,6 +1,6 @@
 // One session, live: derived messages beside the raw log, time travel, watchers' view of the connection, export.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { HubClient, type Subscription } from '../../client/index.ts';
+import { HubClient, type Subscription, type Watcher } from '../../client/index.ts';
 import { deriveMessages, toJsonl, type DerivedMessage, type SessionEvent } from '../../shared/index.ts';
 import { EventLog } from './event-log.tsx';
 import { getJson, hubSocketUrl, tokenGrants } from './hub-access.ts';
@@ -12,6 +12,7 @@ interface Snapshot {
   readonly events: readonly SessionEvent[];
   readonly messages: readonly DerivedMessage[];
   readonly view: LogView;
+  readonly watchers: readonly Watcher[];
 }
 
 interface Status {
@@ -26,7 +27,12 @@ interface Status {
 
 /** Subscribes through the SDK and re-renders at most once per animation frame, however fast events arrive. */
 function useSession(sessionId: string, token: string | undefined) {
-  const [snapshot, setSnapshot] = useState<Snapshot>({ events: [], messages: [], view: new LogView() });
+  const [snapshot, setSnapshot] = useState<Snapshot>({
+    events: [],
+    messages: [],
+    view: new LogView(),
+    watchers: [],
+  });
   const [status, setStatus] = useState<Status>({
     connection: 'connecting',
     subscription: 'pending',
@@ -44,7 +50,12 @@ function useSession(sessionId: string, token: string | undefined) {
     let lagMs: number | undefined;
     const render = (): void => {
       frame = undefined;
-      setSnapshot({ events: subscription.events, messages: subscription.messages, view });
+      setSnapshot({
+        events: subscription.events,
+        messages: subscription.messages,
+        view,
+        watchers: subscription.presence,
+      });
       setStatus((previous) => ({ ...previous, subscription: subscription.state, lagMs }));
     };
     const schedule = (): void => {
@@ -58,7 +69,8 @@ function useSession(sessionId: string, token: string | undefined) {
         setStatus((previous) => ({ ...previous, headAtOpen: answer.body.headSeq, openHub }));
       }
     });
-    const subscription: Subscription = client.subscribe(sessionId);
+    const subscription: Subscription = client.subscribe(sessionId, { presence: true, label: 'inspector' });
+    subscription.on('presence', schedule);
     subscription.on('event', (event) => {
       view.add(event);
       if (subscription.state === 'live') lagMs = Math.max(0, Date.now() - event.time);
@@ -91,6 +103,16 @@ function download(name: string, text: string): void {
   URL.revokeObjectURL(url);
 }
 
+function Watchers({ watchers }: { watchers: readonly Watcher[] }) {
+  const names = watchers.map((watcher) => `${watcher.label ?? watcher.subject} @ ${watcher.node}`);
+  return (
+    <span class="watchers" data-testid="watchers" title={names.join('\n')}>
+      {watchers.length} watching
+      {watchers.length > 0 && watchers.length <= 6 && <span class="muted"> ({names.join(', ')})</span>}
+    </span>
+  );
+}
+
 export function SessionView(props: { sessionId: string; token: string | undefined }) {
   const { sessionId, token } = props;
   const { snapshot, status, client } = useSession(sessionId, token);
@@ -121,6 +143,7 @@ export function SessionView(props: { sessionId: string; token: string | undefine
           seq {lastSeq}
         </span>
         {status.lagMs !== undefined && <span class="muted">lag {status.lagMs} ms</span>}
+        <Watchers watchers={snapshot.watchers} />
         <button onClick={() => download(`${sessionId.replace(/[^\w.-]/g, '_')}.jsonl`, toJsonl(events))}>
           Export JSONL
         </button>

@@ -27,6 +27,7 @@ function MessageBubble({ message }: { message: DerivedMessage }) {
       <div class="who">
         {message.role}
         {tool !== undefined ? ` · ${tool.toolName}${tool.isError ? ' · error' : ''}` : ''}
+        {tool?.toolCallId !== undefined && <span class="muted"> · answers {tool.toolCallId}</span>}
       </div>
       {text !== '' && <div class="text">{text}</div>}
       {toolUses(message).map((use) => (

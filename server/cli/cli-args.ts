@@ -15,6 +15,10 @@ export interface ServeOptions {
   readonly auth: AuthConfig;
   /** Browser origins allowed to open a WebSocket (undefined: the default of `HubConfig.allowedOrigins`). */
   readonly allowedOrigins: '*' | readonly string[] | undefined;
+  /** Serve the web inspector at /inspect (`--no-inspector` turns it off). */
+  readonly inspector: boolean;
+  /** Presence TTL (ms); undefined: the hub's default. */
+  readonly presenceTtlMs: number | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -33,6 +37,9 @@ Options:
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
   --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
                        ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
+  --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
+  --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
+                       default 15000)
 
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
@@ -83,6 +90,14 @@ function parseAllowedOrigins(text: string): '*' | readonly string[] {
   return origins;
 }
 
+function parseMs(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 100 || value > 3_600_000) {
+    throw new UsageError(`invalid --${name} "${text}" (ms, 100 to 3600000)`);
+  }
+  return value;
+}
+
 function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
   return text === undefined ? undefined : parse(text);
 }
@@ -104,6 +119,8 @@ export function parseServeArgs(
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
         'allowed-origins': { type: 'string' },
+        'no-inspector': { type: 'boolean' },
+        'presence-ttl-ms': { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -146,5 +163,9 @@ export function parseServeArgs(
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
     allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
+    inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
+    presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
+      parseMs('presence-ttl-ms', text),
+    ),
   };
 }

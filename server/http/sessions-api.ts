@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { requestToken } from '../auth/request-token.ts';
 import type { EventStore } from '../store/event-store.ts';
+import { validateSessionId } from '../store/session-id.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from './request-url.ts';
 
@@ -46,7 +47,7 @@ const defaultPageLimit = 100;
 
 /**
  * The session routes: `GET /v1/sessions` (admin: list), `GET|DELETE /v1/sessions/:id` (head; admin: delete),
- * `GET|POST /v1/sessions/:id/events` (page; append). Session ids are percent-encoded path segments.
+ * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers). Session ids are percent-encoded path segments.
  */
 export function sessionRoute(
   method: string,
@@ -60,6 +61,10 @@ export function sessionRoute(
   }
   if (!path.startsWith(`${sessionsPath}/`)) return undefined;
   const rest = path.slice(sessionsPath.length + 1);
+  if (rest.endsWith('/presence')) {
+    const rawId = rest.slice(0, -'/presence'.length);
+    return { route: 'GET /v1/sessions/:id/presence', allowed: 'GET', run: () => sessionPresence(rawId, request, deps) };
+  }
   if (rest.endsWith('/events')) {
     const rawId = rest.slice(0, -'/events'.length);
     if (method === 'POST') {
@@ -147,6 +152,18 @@ async function sessionHead(rawSessionId: string, request: IncomingMessage, deps:
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
   const head = await deps.store.head(sessionId);
   return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq } };
+}
+
+/** `GET /v1/sessions/:id/presence`: who watches the session, on every node (read grant). */
+async function sessionPresence(
+  rawSessionId: string,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'read', deps);
+  validateSessionId(sessionId);
+  const watchers = await deps.store.presence.list(sessionId);
+  return { status: 200, body: { sessionId, watchers } };
 }
 
 function queryIndex(url: URL, name: string, fallback: number): number {

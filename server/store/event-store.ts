@@ -1,3 +1,4 @@
+import type { PresenceStore } from './presence-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 import type { EncodedEventPage } from './codec/encoded-page.ts';
 
@@ -146,6 +147,8 @@ export interface StoreWatchHandlers {
  */
 export interface EventStore {
   readonly engine: 'redis' | 'memory';
+  /** Who watches which session, across the nodes that share this store (see presence-store.ts). */
+  readonly presence: PresenceStore;
   /** Head and epoch of a session (an unknown session is empty, and gets its epoch here). */
   head(sessionId: string): Promise<SessionHead>;
   /** Append a validated batch atomically: all events or none, contiguous seqs, one commit time. */

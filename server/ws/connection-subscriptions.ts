@@ -4,11 +4,15 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
 import type { EventStore } from '../store/event-store.ts';
+import type { PresenceTracker } from '../presence/presence-tracker.ts';
 import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from '../fanout/subscription.ts';
 
 interface Entry {
   readonly subscription: Subscription;
   channel: SessionChannel | undefined;
+  /** Presence: this subscription's watcher id, and the unfollow of a subscription that follows presence. */
+  watcherId?: string | undefined;
+  unfollow?: (() => void) | undefined;
 }
 
 export interface ConnectionSubscriptionsDeps {
@@ -21,6 +25,9 @@ export interface ConnectionSubscriptionsDeps {
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
+  readonly presence: PresenceTracker;
+  /** Who the connection is, for presence (`anonymous` on an open hub). */
+  readonly subject: () => string;
 }
 
 /** The subscriptions of one connection (at most one per session). */
@@ -73,6 +80,7 @@ export class ConnectionSubscriptions {
         throw unsubscribedMeanwhile(sessionId);
       }
       await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
+      if (this.#entries.get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
       if (this.#entries.get(sessionId) === entry) this.#remove(sessionId, entry);
       throw error;
@@ -90,7 +98,20 @@ export class ConnectionSubscriptions {
     for (const [sessionId, entry] of this.#entries) this.#remove(sessionId, entry);
   }
 
+  /** The subscription is a watcher of the session; with `presence: true` it also hears who else watches. */
+  #watch(sessionId: string, entry: Entry, request: SubscribeRequest): void {
+    const { presence, sink } = this.#deps;
+    entry.watcherId = presence.join(sessionId, this.#deps.subject(), request.label);
+    if (request.presence === true) {
+      entry.unfollow = presence.follow(sessionId, (update) => {
+        if (!sink.closing) sink.send({ type: 'presence', sessionId, ...update });
+      });
+    }
+  }
+
   #remove(sessionId: string, entry: Entry): void {
+    entry.unfollow?.();
+    if (entry.watcherId !== undefined) this.#deps.presence.leave(sessionId, entry.watcherId);
     this.#entries.delete(sessionId);
     this.#deps.metrics.subscriptions.dec();
     entry.subscription.close();

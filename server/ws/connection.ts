@@ -24,7 +24,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { SendCoalescer } from './send-coalescer.ts';
 
-export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger'> {
+export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger' | 'subject'> {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pipeline: AppendPipeline;
@@ -84,6 +84,7 @@ export class Connection {
     this.#subscriptions = new ConnectionSubscriptions({
       ...deps,
       logger: this.#log,
+      subject: () => this.#principal?.subject ?? 'anonymous',
       sink: {
         send: (message) => this.send(message),
         sendBatch: (batch) => this.#sendBatch(batch),

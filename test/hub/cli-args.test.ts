@@ -11,7 +11,20 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'info',
       nodeName: undefined,
       auth: { mode: 'open' },
+      inspector: true,
     });
+  });
+
+  it('turns the inspector off and sets the presence TTL, from flags or env', () => {
+    expect(parseServeArgs(['--no-inspector', '--presence-ttl-ms', '2000'], {})).toMatchObject({
+      inspector: false,
+      presenceTtlMs: 2000,
+    });
+    expect(parseServeArgs([], { SESSION_HUB_INSPECTOR: '0', SESSION_HUB_PRESENCE_TTL_MS: '500' })).toMatchObject({
+      inspector: false,
+      presenceTtlMs: 500,
+    });
+    expect(() => parseServeArgs(['--presence-ttl-ms', '5'], {})).toThrow(/presence-ttl-ms/);
   });
 
   it('reads PORT, HOST, REDIS_URL, KEY_PREFIX, LOG_LEVEL, NODE_NAME, and lets flags win', () => {
@@ -31,6 +44,7 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'warn',
       nodeName: 'n1',
       auth: { mode: 'open' },
+      inspector: true,
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),

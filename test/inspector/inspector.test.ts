@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
+import { HubProcess } from '../helpers/hub-process.ts';
 import { startSecureHub, type SecureHub } from '../security/secure-hub.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -98,6 +99,14 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     await page.goto(`${hub.url}/inspect?session=${encodeURIComponent(sessionId)}`);
     await page.waitForSelector('[data-testid="subscription-state"].state-live', WAIT);
     await waitForText(page, '[data-testid="transcript"] .role-tool', '391');
+    // Presence: the page itself watches; another subscription shows up, with its label.
+    const watcher = client.subscribe(sessionId, { label: 'agent-ui' });
+    await waitForText(page, '[data-testid="watchers"]', '2 watching');
+    expect(await page.textContent('[data-testid="watchers"]')).toMatch(
+      /inspector @ .*agent-ui @ |agent-ui @ .*inspector @ /,
+    );
+    watcher.close();
+    await waitForText(page, '[data-testid="watchers"]', '1 watching');
     expect(await transcript(page)).toEqual([
       'system: You are a careful calculator.',
       'user: What is 17 × 23?',
@@ -186,7 +195,18 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
       await page.$$eval('tr[data-session]', (rows) => rows.map((row) => (row as HTMLElement).dataset['session'])),
     ).toEqual(['other/one']);
     expect(await page.textContent('tr[data-session="other/one"] td:nth-child(2)')).toBe('0');
+    expect(await page.textContent('tr[data-session="other/one"] td:nth-child(3)')).toBe('0');
     await page.close();
+  });
+
+  it('is not served by `session-hub serve --no-inspector`', async () => {
+    const node = await HubProcess.start(['--no-inspector']);
+    try {
+      expect((await fetch(`${node.url}/inspect`)).status).toBe(404);
+      expect((await fetch(`${node.url}/healthz`)).status).toBe(200);
+    } finally {
+      await node.terminate();
+    }
   });
 
   it('is not served when turned off', async () => {

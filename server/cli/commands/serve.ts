@@ -94,6 +94,8 @@ async function serve(options: ServeOptions): Promise<number> {
     auth: createHubAuth(authenticator),
     nodeName,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    inspector: options.inspector,
+    ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
   try {

@@ -18,6 +18,8 @@ import { groupOfOne, singleResult } from '../group-commit.ts';
 import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
+import type { PresenceStore } from '../presence-store.ts';
+import { MemoryPresence } from './memory-presence.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -41,6 +43,7 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements EventStore {
   readonly engine = 'memory';
   readonly backend: MemoryBackend;
+  readonly presence: PresenceStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -54,6 +57,7 @@ export class MemoryStore implements EventStore {
       new MemoryBackend(
         options.emptySessionEpochTtlMs === undefined ? {} : { emptySessionEpochTtlMs: options.emptySessionEpochTtlMs },
       );
+    this.presence = new MemoryPresence(this.backend);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

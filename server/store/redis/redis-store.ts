@@ -35,6 +35,8 @@ import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
 import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
+import type { PresenceStore } from '../presence-store.ts';
+import { RedisPresence } from './redis-presence.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -94,6 +96,7 @@ function connectionReady(connection: Redis, timeoutMs: number): Promise<void> {
 export class RedisStore implements EventStore {
   readonly engine = 'redis';
   readonly keyPrefix: string;
+  readonly presence: PresenceStore;
   readonly #redis: Redis & ScriptCommands;
   readonly #subscriber: Redis;
   readonly #notifications: RedisNotifications;
@@ -144,6 +147,7 @@ export class RedisStore implements EventStore {
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
     this.#redis = command as Redis & ScriptCommands;
+    this.presence = new RedisPresence(command, this.keyPrefix);
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {

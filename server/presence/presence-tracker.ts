@@ -1,0 +1,162 @@
+import type { Logger } from '../logger.ts';
+import { MAX_WATCHERS_PER_SESSION, type PresenceEntry, type PresenceStore } from '../store/presence-store.ts';
+
+/** A change of a session's watchers, for the subscriptions that follow presence. */
+export interface PresenceUpdate {
+  readonly watchers: readonly PresenceEntry[];
+  readonly joined: readonly PresenceEntry[];
+  readonly left: readonly PresenceEntry[];
+}
+
+export type PresenceListener = (update: PresenceUpdate) => void;
+
+export interface PresenceTrackerOptions {
+  readonly store: PresenceStore;
+  readonly nodeName: string;
+  readonly logger: Logger;
+  /** A watcher this node stops refreshing (it died) lapses after this long. */
+  readonly ttlMs: number;
+  /** How often followed sessions are read for joins and leaves on other nodes. */
+  readonly pollMs: number;
+}
+
+/**
+ * This node's side of presence. It writes its own watchers (one per subscription) to the presence store and
+ * refreshes them every third of the TTL; for the sessions some subscription follows, it reads the whole list every
+ * `pollMs` (and at once after a local join or leave) and tells the followers what changed. Store failures are
+ * logged and retried on the next tick: presence is advisory and never fails a subscription.
+ */
+export class PresenceTracker {
+  readonly #options: PresenceTrackerOptions;
+  readonly #local = new Map<string, Map<string, PresenceEntry>>();
+  readonly #followers = new Map<string, Set<PresenceListener>>();
+  readonly #seen = new Map<string, readonly PresenceEntry[]>();
+  readonly #polling = new Set<string>();
+  readonly #refreshTimer: NodeJS.Timeout;
+  readonly #pollTimer: NodeJS.Timeout;
+  #counter = 0;
+  #closed = false;
+
+  constructor(options: PresenceTrackerOptions) {
+    this.#options = options;
+    this.#refreshTimer = setInterval(() => this.#refreshAll(), Math.max(50, Math.floor(options.ttlMs / 3)));
+    this.#refreshTimer.unref();
+    this.#pollTimer = setInterval(() => this.#pollAll(), Math.max(50, options.pollMs));
+    this.#pollTimer.unref();
+  }
+
+  /** A subscription started: it is a watcher. Returns its id, or undefined when the session has too many listed. */
+  join(sessionId: string, subject: string, label?: string): string | undefined {
+    if (this.#closed) return undefined;
+    const local = this.#local.get(sessionId) ?? new Map<string, PresenceEntry>();
+    if (local.size >= MAX_WATCHERS_PER_SESSION) return undefined;
+    this.#counter += 1;
+    const id = `${this.#options.nodeName}/${this.#counter}`;
+    const entry: PresenceEntry = {
+      id,
+      subject,
+      node: this.#options.nodeName,
+      since: Date.now(),
+      ...(label === undefined ? {} : { label }),
+    };
+    local.set(id, entry);
+    this.#local.set(sessionId, local);
+    this.#write(sessionId, this.#options.store.refresh(sessionId, [entry], this.#options.ttlMs));
+    return id;
+  }
+
+  /** A subscription ended. */
+  leave(sessionId: string, id: string): void {
+    const local = this.#local.get(sessionId);
+    if (local?.delete(id) !== true) return;
+    if (local.size === 0) this.#local.delete(sessionId);
+    this.#write(sessionId, this.#options.store.remove(sessionId, [id]));
+  }
+
+  /** Follow a session's watchers: `listener` gets the current list first, then every change. Returns unfollow. */
+  follow(sessionId: string, listener: PresenceListener): () => void {
+    const listeners = this.#followers.get(sessionId) ?? new Set<PresenceListener>();
+    listeners.add(listener);
+    this.#followers.set(sessionId, listeners);
+    const seen = this.#seen.get(sessionId);
+    if (seen !== undefined) listener({ watchers: seen, joined: seen, left: [] });
+    else this.#poll(sessionId);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#followers.get(sessionId) === listeners) {
+        this.#followers.delete(sessionId);
+        this.#seen.delete(sessionId);
+      }
+    };
+  }
+
+  /** The watchers of a session now (any node). */
+  list(sessionId: string): Promise<PresenceEntry[]> {
+    return this.#options.store.list(sessionId);
+  }
+
+  /** Stop the timers and remove this node's watchers from the store (so others see them leave at once). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#refreshTimer);
+    clearInterval(this.#pollTimer);
+    this.#followers.clear();
+    const removals = [...this.#local].map(([sessionId, local]) =>
+      this.#options.store.remove(sessionId, [...local.keys()]).catch((error: unknown) => {
+        this.#options.logger.debug({ err: error, sessionId }, 'presence: could not remove watchers on close');
+      }),
+    );
+    this.#local.clear();
+    await Promise.all(removals);
+  }
+
+  /** After a local write: log a failure, and let followers of the session see the change now. */
+  #write(sessionId: string, done: Promise<void>): void {
+    done.then(
+      () => this.#poll(sessionId),
+      (error: unknown) => this.#options.logger.warn({ err: error, sessionId }, 'presence: store write failed'),
+    );
+  }
+
+  #refreshAll(): void {
+    for (const [sessionId, local] of this.#local) {
+      this.#options.store.refresh(sessionId, [...local.values()], this.#options.ttlMs).catch((error: unknown) => {
+        this.#options.logger.warn({ err: error, sessionId }, 'presence: refresh failed');
+      });
+    }
+  }
+
+  #pollAll(): void {
+    for (const sessionId of this.#followers.keys()) this.#poll(sessionId);
+  }
+
+  #poll(sessionId: string): void {
+    if (this.#closed || this.#polling.has(sessionId) || !this.#followers.has(sessionId)) return;
+    this.#polling.add(sessionId);
+    this.#options.store
+      .list(sessionId)
+      .then((watchers) => this.#publish(sessionId, watchers))
+      .catch((error: unknown) => this.#options.logger.warn({ err: error, sessionId }, 'presence: read failed'))
+      .finally(() => this.#polling.delete(sessionId));
+  }
+
+  #publish(sessionId: string, watchers: readonly PresenceEntry[]): void {
+    const listeners = this.#followers.get(sessionId);
+    if (listeners === undefined) return;
+    const before = this.#seen.get(sessionId);
+    const beforeIds = new Set((before ?? []).map((watcher) => watcher.id));
+    const nowIds = new Set(watchers.map((watcher) => watcher.id));
+    const joined = watchers.filter((watcher) => !beforeIds.has(watcher.id));
+    const left = (before ?? []).filter((watcher) => !nowIds.has(watcher.id));
+    if (before !== undefined && joined.length === 0 && left.length === 0) return;
+    this.#seen.set(sessionId, watchers);
+    for (const listener of [...listeners]) {
+      try {
+        listener({ watchers, joined, left });
+      } catch (error) {
+        this.#options.logger.error({ err: error, sessionId }, 'presence: a listener failed');
+      }
+    }
+  }
+}
