@@ -110,15 +110,9 @@ async function serve(options: ServeOptions): Promise<number> {
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
       : `redis (${redactUrl(options.redisUrl ?? '')})`;
-  // Each startup fact once, for people, on stdout (the JSON log on stderr has the hub's own `hub listening`).
-  const authNotice = authStartupNotice(options.auth).message.replace(/^auth: /, '');
-  process.stdout.write(
-    `session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\n` +
-      `engine: ${engine}\n` +
-      `auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}\n`,
-  );
-
-  await new Promise<void>((resolve) => {
+  // Listening for signals before the startup lines go out: a supervisor (or a test) that stops the node as soon
+  // as it has read them must not find it without a handler (the default action would kill it mid-flight).
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
@@ -128,6 +122,15 @@ async function serve(options: ServeOptions): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  // Each startup fact once, for people, on stdout (the JSON log on stderr has the hub's own `hub listening`).
+  const authNotice = authStartupNotice(options.auth).message.replace(/^auth: /, '');
+  process.stdout.write(
+    `session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\n` +
+      `engine: ${engine}\n` +
+      `auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}\n`,
+  );
+
+  await stopped;
   await hub.close();
   await store.close();
   process.stdout.write('session-hub stopped\n');
