@@ -62,6 +62,17 @@ export class HubHttp {
     return this.#request('GET', path) as Promise<EventPageReply>;
   }
 
+  /** How many clients watch the session now, on every node; undefined from a hub without the presence route. */
+  async watchers(sessionId: string): Promise<number | undefined> {
+    try {
+      const reply = (await this.#request('GET', `${sessionPath(sessionId)}/presence`)) as { watchers?: unknown };
+      return Array.isArray(reply.watchers) ? reply.watchers.length : undefined;
+    } catch (error) {
+      if (error instanceof HubRequestError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
   append(sessionId: string, body: AppendBody): Promise<AppendReply> {
     return this.#request('POST', `${sessionPath(sessionId)}/events`, body) as Promise<AppendReply>;
   }

@@ -94,6 +94,19 @@ describe('session-hub tail (memory engine)', { timeout: 60_000 }, () => {
     });
   });
 
+  it('a following tail counts as a watcher in session-hub sessions', async () => {
+    const tail = startCli(['tail', 'seed', '--follow', '--url', hub.url]);
+    await expect.poll(() => tail.output.stdout.split('\n').length, { timeout: 30_000 }).toBeGreaterThan(10);
+    const watching = async () => (await runCliHere(['sessions', '--json', '--url', hub.url])).stdout;
+    await expect
+      .poll(watching, { timeout: 30_000 })
+      .toBe('{"sessionId":"seed","headSeq":9,"events":10,"watchers":1}\n');
+    tail.child.kill('SIGTERM');
+    expect((await tail.done).code).toBe(0);
+    const table = await runCliHere(['sessions', '--url', hub.url]);
+    expect(table.stdout).toMatch(/^SESSION {2}HEAD {2}EVENTS {2}WATCHERS\nseed {8}9 {6}10  +[01]\n$/);
+  });
+
   it('fails in one line when the hub cannot be reached', async () => {
     const unreachable = await runCliHere(['tail', 'seed', '--url', `http://127.0.0.1:${await freePort()}`]);
     expect(unreachable.code).toBe(1);

@@ -1,5 +1,5 @@
 import { HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, type Command } from '../command.ts';
-import { HubHttp, type SessionHeadReply } from '../hub-http.ts';
+import { HubHttp } from '../hub-http.ts';
 import { hubTarget } from '../hub-target.ts';
 
 /** Heads asked for at once. */
@@ -7,13 +7,13 @@ const concurrency = 8;
 
 const usage = `Usage: session-hub sessions [--prefix <p>] [--json] [options]
 
-Lists the sessions of the hub, sorted, with each one's head seq (the seq of its last event; -1 when empty)
-and event count. Needs admin on every session (*), or with --prefix acme/ admin on acme/* (a tenant admin),
-plus read on the sessions for their heads. The HTTP API does not report watcher counts.
+Lists the sessions of the hub, sorted, with each one's head seq (the seq of its last event; -1 when empty),
+event count and watchers (clients subscribed now, on every node; - from a hub without presence). Needs admin on
+every session (*), or with --prefix acme/ admin on acme/* (a tenant admin), plus read on the sessions.
 
 Options:
   --prefix <p>         only the sessions whose id starts with <p> (must end with /, e.g. acme/)
-  --json               one JSON object per line: {"sessionId", "headSeq", "events"}
+  --json               one JSON object per line: {"sessionId", "headSeq", "events", "watchers"}
 ${HUB_OPTIONS_USAGE}
 
 Example:
@@ -32,27 +32,32 @@ export const sessionsCommand: Command = {
     }
     const http = new HubHttp(hubTarget(parsed.values, io.env));
     const ids = await http.list(parsed.values.prefix);
-    const heads: SessionHeadReply[] = new Array(ids.length);
+    const rows: { sessionId: string; headSeq: number; watchers: number | undefined }[] = new Array(ids.length);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
         const index = next++;
-        heads[index] = await http.head(ids[index]!);
+        const sessionId = ids[index]!;
+        const [{ headSeq }, watchers] = await Promise.all([http.head(sessionId), http.watchers(sessionId)]);
+        rows[index] = { sessionId, headSeq, watchers };
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
     if (parsed.values.json === true) {
-      for (const { sessionId, headSeq } of heads) {
-        io.stdout.write(`${JSON.stringify({ sessionId, headSeq, events: headSeq + 1 })}\n`);
+      for (const { sessionId, headSeq, watchers } of rows) {
+        io.stdout.write(`${JSON.stringify({ sessionId, headSeq, events: headSeq + 1, watchers: watchers ?? null })}\n`);
       }
       return 0;
     }
     const width = Math.max('SESSION'.length, ...ids.map((id) => id.length));
-    io.stdout.write(`${'SESSION'.padEnd(width)}  HEAD  EVENTS\n`);
-    for (const { sessionId, headSeq } of heads) {
-      io.stdout.write(
-        `${sessionId.padEnd(width)}  ${String(headSeq).padStart(4)}  ${String(headSeq + 1).padStart(6)}\n`,
-      );
+    io.stdout.write(`${'SESSION'.padEnd(width)}  HEAD  EVENTS  WATCHERS\n`);
+    for (const { sessionId, headSeq, watchers } of rows) {
+      const columns = [
+        String(headSeq).padStart(4),
+        String(headSeq + 1).padStart(6),
+        String(watchers ?? '-').padStart(8),
+      ];
+      io.stdout.write(`${sessionId.padEnd(width)}  ${columns.join('  ')}\n`);
     }
     return 0;
   },
