@@ -94,17 +94,53 @@ describe('session-hub tail (memory engine)', { timeout: 60_000 }, () => {
     });
   });
 
+  it('--messages --follow shows assistant text as its chunks stream, then the final message', async () => {
+    const post = async (events: readonly object[]) => {
+      const response = await fetch(`${hub.url}/v1/sessions/live/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+      });
+      expect(response.status).toBe(201);
+    };
+    await post([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'user/message', data: { role: 'user', content: 'hi' }, sourceEventSeqs: [0] },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+    ]);
+    const tail = startCli(['tail', 'live', '--messages', '--follow', '--url', hub.url]);
+    await expect.poll(() => tail.output.stdout, { timeout: 30_000 }).toBe('user: hi\n');
+    const chunk = (text: string) => ({
+      type: 'assistant/chunk',
+      data: { turn: 1, step: 1, chunk: { type: 'text-delta', text } },
+    });
+    await post([chunk('Hel')]);
+    await expect.poll(() => tail.output.stdout, { timeout: 30_000 }).toBe('user: hi\nassistant ▸ Hel');
+    await post([chunk('lo')]);
+    await expect.poll(() => tail.output.stdout, { timeout: 30_000 }).toBe('user: hi\nassistant ▸ Hello');
+    const message = { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] };
+    await post([{ type: 'assistant/message', data: { turn: 1, step: 1, message }, sourceEventSeqs: [3, 4] }]);
+    await expect
+      .poll(() => tail.output.stdout, { timeout: 30_000 })
+      .toBe('user: hi\nassistant ▸ Hello\nassistant: Hello\n');
+    tail.child.kill('SIGINT');
+    expect((await tail.done).code).toBe(0);
+  });
+
   it('a following tail counts as a watcher in session-hub sessions', async () => {
     const tail = startCli(['tail', 'seed', '--follow', '--url', hub.url]);
     await expect.poll(() => tail.output.stdout.split('\n').length, { timeout: 30_000 }).toBeGreaterThan(10);
-    const watching = async () => (await runCliHere(['sessions', '--json', '--url', hub.url])).stdout;
-    await expect
-      .poll(watching, { timeout: 30_000 })
-      .toBe('{"sessionId":"seed","headSeq":9,"events":10,"watchers":1}\n');
+    const seedLine = async () =>
+      (await runCliHere(['sessions', '--json', '--url', hub.url])).stdout
+        .split('\n')
+        .find((line) => line.startsWith('{"sessionId":"seed"'));
+    await expect.poll(seedLine, { timeout: 30_000 }).toBe('{"sessionId":"seed","headSeq":9,"events":10,"watchers":1}');
     tail.child.kill('SIGTERM');
     expect((await tail.done).code).toBe(0);
     const table = await runCliHere(['sessions', '--url', hub.url]);
-    expect(table.stdout).toMatch(/^SESSION {2}HEAD {2}EVENTS {2}WATCHERS\nseed {8}9 {6}10  +[01]\n$/);
+    expect(table.stdout).toMatch(
+      /^SESSION {2}HEAD {2}EVENTS {2}WATCHERS\nlive {8}5 {7}6  +[01]\nseed {8}9 {6}10  +[01]\n$/,
+    );
   });
 
   it('fails in one line when the hub cannot be reached', async () => {

@@ -67,6 +67,11 @@ describe('session-hub token (HS256) against a --require-auth hub', { timeout: 60
       stderr: 'deleted acme/run-1\n',
     });
     expect(await runCliHere(['rm', 'acme/run-1', '--yes'], env(admin))).toMatchObject({ code: 1 });
+    const tail = await runCliHere(['tail', 'acme/run-1'], env(await mint('read:other/*')));
+    expect(tail).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^session-hub: the token does not grant read on this session\n$/),
+    });
   });
 
   it('refuses bad grants, a short secret and a missing key as usage errors (exit 2)', async () => {
