@@ -1,4 +1,5 @@
 import { originPolicy, type AllowedOrigins } from './ws/origin-policy.ts';
+import { hostPolicy } from './http/host-policy.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -35,12 +36,19 @@ export interface RequestInfo {
  * FORBIDDEN) to refuse; `authorize` may also return false (→ FORBIDDEN).
  */
 export interface HubAuth {
+  /**
+   * True when this auth lets everyone in (no key configured): the hub then runs as an OPEN hub, answering only
+   * loopback (or `allowedHosts`) `Host` values and loopback (or `allowedOrigins`) browser origins, and warns
+   * `AUTH DISABLED` at startup. `openAuth` and `createHubAuth(openAuthenticator())` set it. Default false.
+   */
+  readonly open?: boolean;
   authenticate(token: string | undefined, request: RequestInfo): HubPrincipal | Promise<HubPrincipal>;
   authorize(principal: HubPrincipal, action: HubAction, sessionId: string): boolean | Promise<boolean>;
 }
 
 /** The default: everyone is `anonymous` and may do everything. */
 export const openAuth: HubAuth = {
+  open: true,
   authenticate: () => ({ subject: 'anonymous' }),
   authorize: () => true,
 };
@@ -66,6 +74,19 @@ export interface HubLimits extends SecurityLimits {
   readonly catchUpPageSize: number;
   /** Live events a subscriber buffers while it catches up; older ones are re-read from the store. Default 10,000. */
   readonly maxBufferedLiveEvents: number;
+  /**
+   * Sustained appends per second of one principal on this node, WebSocket and HTTP together, over all its
+   * connections: the token's subject, or the client's address on an open hub. Breach: RATE_LIMITED with
+   * `details.retryAfterMs`. Default 5,000.
+   */
+  readonly principalAppendsPerSecond: number;
+  /** Appends one principal may make at once above its sustained rate. Default 10,000. */
+  readonly principalAppendBurst: number;
+  /**
+   * HTTP event pages (`GET /v1/sessions/:id/events`) read and written at once on this node; more get 429
+   * RATE_LIMITED with `details.retryAfterMs`. Each holds at most about `maxFrameBytes` of events. Default 32.
+   */
+  readonly maxConcurrentPageReads: number;
 }
 
 export const defaultLimits: HubLimits = {
@@ -78,6 +99,9 @@ export const defaultLimits: HubLimits = {
   helloTimeoutMs: 10_000,
   catchUpPageSize: 1000,
   maxBufferedLiveEvents: 10_000,
+  principalAppendsPerSecond: 5000,
+  principalAppendBurst: 10_000,
+  maxConcurrentPageReads: 32,
 };
 
 /** Configuration of one hub node (see `createHub`). Only `store` is required. */
@@ -99,13 +123,20 @@ export interface HubConfig {
   /** Authentication and authorization hooks. Default: open (everyone may do everything). */
   readonly auth?: HubAuth;
   /**
-   * Browser origins (`Origin` of the WebSocket upgrade) that may connect: `'*'`, or a list such as
+   * Browser origins (`Origin` of the WebSocket upgrade or HTTP request) that may connect: `'*'`, or a list such as
    * `['https://app.example.com']`; requests without an Origin (non-browser clients) always may. Default: every
-   * origin when `auth` is set; without auth (open), loopback origins only (`http://localhost:*`,
-   * `http://127.0.0.1:*`, `http://[::1]:*`), so that a web page cannot drive an open hub on its user's machine.
-   * Refused upgrades get 403.
+   * origin when `auth` is set and not open; open (no auth, or `auth.open`), loopback origins only
+   * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`), so that a web page cannot drive an open hub on
+   * its user's machine. Refused upgrades and HTTP requests get 403 (`/healthz` and `/readyz` excepted).
    */
   readonly allowedOrigins?: AllowedOrigins;
+  /**
+   * `Host` header values an OPEN hub answers besides loopback ones (`localhost`, `127.0.0.1`, `[::1]`, any port),
+   * e.g. `['hub.internal', '10.0.0.5:8080']` (a value without a port matches any port). Others get 403 on HTTP
+   * and on the WebSocket upgrade: a web page that rebinds its own DNS name to 127.0.0.1 (DNS rebinding) sends its
+   * own name as `Host`. `/healthz` and `/readyz` answer any `Host`. Ignored with auth. Default: loopback only.
+   */
+  readonly allowedHosts?: readonly string[];
   /** Resource limits; unset fields take `defaultLimits`. */
   readonly limits?: Partial<HubLimits>;
   /** Sessions whose validation state (a `Session`) is cached for appends. Default 1,000. */
@@ -136,6 +167,10 @@ export interface ResolvedHubConfig {
   readonly logLevel: string;
   readonly protocolVersions: readonly number[];
   readonly auth: HubAuth;
+  /** The hub is OPEN (`auth.open`): no credentials, so browser origins and `Host` values are checked. */
+  readonly open: boolean;
+  /** May a request with this `Host` header (undefined: none) be answered? Always true with auth. */
+  readonly hostAllowed: (host: string | undefined) => boolean;
   /** May a WebSocket upgrade with this `Origin` (undefined: none) connect? See `HubConfig.allowedOrigins`. */
   readonly originAllowed: (origin: string | undefined) => boolean;
   readonly limits: HubLimits;
@@ -154,6 +189,8 @@ export function defaultNodeName(): string {
 }
 
 export function resolveConfig(config: HubConfig): ResolvedHubConfig {
+  const auth = config.auth ?? openAuth;
+  const open = auth.open === true;
   return {
     store: config.store,
     port: config.port ?? 8080,
@@ -162,8 +199,10 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     logger: config.logger,
     logLevel: config.logLevel ?? process.env['LOG_LEVEL'] ?? 'info',
     protocolVersions: config.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
-    auth: config.auth ?? openAuth,
-    originAllowed: originPolicy(config.allowedOrigins, config.auth !== undefined && config.auth !== openAuth),
+    auth,
+    open,
+    hostAllowed: hostPolicy(config.allowedHosts, !open),
+    originAllowed: originPolicy(config.allowedOrigins, !open),
     limits: resolveLimits(config.limits),
     sessionCacheSize: config.sessionCacheSize ?? 1000,
     sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/index.ts';
 import { AppendPipeline } from './append/pipeline.ts';
-import { openAuth, resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
+import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import { Connection } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
 import { withInspector } from './http/inspector-route.ts';
@@ -13,6 +13,8 @@ import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './http/request-url.ts';
+import { browserRefusal } from './http/browser-guard.ts';
+import { PrincipalRateLimits } from './limits/principal-rate.ts';
 import { requestToken } from './auth/request-token.ts';
 import { ChannelRegistry } from './fanout/session-channel.ts';
 import { SessionCache } from './append/session-cache.ts';
@@ -75,6 +77,11 @@ export function createHub(input: HubConfig): Hub {
     onCommitted: (sessionId, epoch, events) => cache.apply(sessionId, epoch, events),
     onReset: (sessionId) => cache.invalidate(sessionId),
   });
+  const principalRate = new PrincipalRateLimits({
+    ratePerSecond: limits.principalAppendsPerSecond,
+    burst: limits.principalAppendBurst,
+    byAddress: config.open,
+  });
   const presence = new PresenceTracker({
     store: store.presence,
     nodeName,
@@ -91,6 +98,8 @@ export function createHub(input: HubConfig): Hub {
     store,
     pipeline,
     auth: config.auth,
+    browserPolicy: config,
+    principalRate,
     limits,
     metrics,
     logger,
@@ -136,6 +145,7 @@ export function createHub(input: HubConfig): Hub {
         remoteAddress: request.socket.remoteAddress,
       },
       upgradeToken: () => requestToken(request),
+      principalRate,
       onClose: (closed) => {
         if (connections.delete(closed)) metrics.connections.dec();
       },
@@ -154,11 +164,12 @@ export function createHub(input: HubConfig): Hub {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    const origin = request.headers.origin;
-    if (!config.originAllowed(origin)) {
+    const refusal = browserRefusal(request.headers, config);
+    if (refusal !== undefined) {
+      const { host, origin } = request.headers;
       logger.warn(
-        { origin, remote: request.socket.remoteAddress },
-        'WebSocket upgrade from a browser origin not allowed',
+        { host, origin, remote: request.socket.remoteAddress },
+        `WebSocket upgrade refused: ${refusal.message}`,
       );
       socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -216,8 +227,7 @@ export function createHub(input: HubConfig): Hub {
             port,
           };
           logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
-          if (config.auth === openAuth)
-            logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
+          if (config.open) logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
           resolve(listening);
         });
       }),

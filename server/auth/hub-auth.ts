@@ -37,6 +37,7 @@ function isTokenPrincipal(principal: HubPrincipal): principal is TokenPrincipal 
  */
 export function createHubAuth(authenticator: Authenticator, now: Clock = Date.now): HubAuth {
   return {
+    open: authenticator.mode === 'open',
     authenticate: async (token) => {
       try {
         return hubPrincipal(await authenticator.authenticate(token));

@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { resolveAuthConfig, type AuthConfig } from '../auth/auth-config.ts';
 import { LOG_LEVELS } from '../logger.ts';
+import type { HubLimits } from '../config.ts';
+import { parseHostHeader } from '../http/host-policy.ts';
+import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
 export interface ServeOptions {
@@ -15,6 +18,14 @@ export interface ServeOptions {
   readonly auth: AuthConfig;
   /** Browser origins allowed to open a WebSocket (undefined: the default of `HubConfig.allowedOrigins`). */
   readonly allowedOrigins: '*' | readonly string[] | undefined;
+  /** `Host` values an open hub answers besides loopback (undefined: loopback only). */
+  readonly allowedHosts: readonly string[] | undefined;
+  /** Port of the separate, token-less `/metrics` listener (undefined: none). */
+  readonly metricsPort: number | undefined;
+  /** Interface of that listener (default: `host`). */
+  readonly metricsHost: string;
+  /** The limits set by flag or env (the others keep `defaultLimits`). */
+  readonly limits: Partial<HubLimits>;
   /** Serve the web inspector at /inspect (`--no-inspector` turns it off). */
   readonly inspector: boolean;
   /** Presence TTL (ms); undefined: the hub's default. */
@@ -35,8 +46,13 @@ Options:
   --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
   --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
-  --allowed-origins <list>  browser origins that may open a WebSocket, comma-separated, or * (env
-                       ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
+  --allowed-origins <list>  browser origins that may open a WebSocket or call the HTTP API, comma-separated,
+                       or * (env ALLOWED_ORIGINS; default: all with auth, loopback pages only when open)
+  --allowed-hosts <list>    Host names an OPEN hub answers besides localhost/127.0.0.1/[::1], comma-separated
+                       host or host:port (env SESSION_HUB_ALLOWED_HOSTS; DNS-rebinding defence; ignored with auth)
+  --metrics-port <n>   also serve GET /metrics WITHOUT a token on this port (env SESSION_HUB_METRICS_PORT);
+                       on the main port /metrics needs an admin token when auth is on
+  --metrics-host <addr>  interface of the metrics listener (env SESSION_HUB_METRICS_HOST; default: --host)
   --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
@@ -49,6 +65,9 @@ Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and wr
   --auth-audience <aud>     required aud claim (env AUTH_AUDIENCE)
   --require-auth            refuse to start without a key (env REQUIRE_AUTH=1)
   -h, --help           show this help
+
+Limits (positive integers; every one also as an env variable):
+${limitFlagsUsage()}
 `;
 
 export class UsageError extends Error {
@@ -90,6 +109,29 @@ function parseAllowedOrigins(text: string): '*' | readonly string[] {
   return origins;
 }
 
+/** A comma-separated list of `host` or `host:port` values. */
+function parseAllowedHosts(text: string): readonly string[] {
+  const hosts = text
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
+  for (const host of hosts) {
+    if (parseHostHeader(host) === undefined) {
+      throw new UsageError(`invalid host "${host}" in --allowed-hosts (expected host or host:port)`);
+    }
+  }
+  if (hosts.length === 0) throw new UsageError('--allowed-hosts needs at least one host');
+  return hosts;
+}
+
+function parseLimit(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value <= 0) {
+    throw new UsageError(`invalid ${name} "${text}" (expected a positive integer)`);
+  }
+  return value;
+}
+
 function parseMs(name: string, text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 100 || value > 3_600_000) {
@@ -97,6 +139,23 @@ function parseMs(name: string, text: string): number {
   }
   return value;
 }
+
+/** The limits given by flag (`--max-frame-bytes`) or env (`SESSION_HUB_MAX_FRAME_BYTES`); flags win. */
+function parseLimits(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Partial<HubLimits> {
+  const limits: Partial<Record<keyof HubLimits, number>> = {};
+  for (const { limit, flag, env: envName } of LIMIT_FLAGS) {
+    const fromFlag = values[flag];
+    const fromEnv = env[envName];
+    if (typeof fromFlag === 'string') limits[limit] = parseLimit(`--${flag}`, fromFlag);
+    else if (fromEnv !== undefined && fromEnv !== '') limits[limit] = parseLimit(envName, fromEnv);
+  }
+  return limits;
+}
+
+const limitOptions = Object.fromEntries(LIMIT_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }]));
 
 function optional<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
   return text === undefined ? undefined : parse(text);
@@ -119,6 +178,10 @@ export function parseServeArgs(
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
         'allowed-origins': { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
+        ...limitOptions,
         'no-inspector': { type: 'boolean' },
         'presence-ttl-ms': { type: 'string' },
         'auth-secret': { type: 'string' },
@@ -154,15 +217,20 @@ export function parseServeArgs(
     env,
   );
   if (!auth.ok) throw new UsageError(auth.error);
+  const host = values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1';
   return {
     port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
-    host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
+    host,
     redisUrl: values.redis ?? nonEmpty(env['REDIS_URL']),
     keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
     logLevel: parseLogLevel(values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info'),
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),
     auth: auth.config,
     allowedOrigins: optional(values['allowed-origins'] ?? nonEmpty(env['ALLOWED_ORIGINS']), parseAllowedOrigins),
+    allowedHosts: optional(values['allowed-hosts'] ?? nonEmpty(env['SESSION_HUB_ALLOWED_HOSTS']), parseAllowedHosts),
+    metricsPort: optional(values['metrics-port'] ?? nonEmpty(env['SESSION_HUB_METRICS_PORT']), parsePort),
+    metricsHost: values['metrics-host'] ?? nonEmpty(env['SESSION_HUB_METRICS_HOST']) ?? host,
+    limits: parseLimits(values, env),
     inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),

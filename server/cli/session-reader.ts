@@ -1,13 +1,15 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import { CliFailure } from './command.ts';
 import type { HubHttp } from './hub-http.ts';
+import { withRetries } from './retry.ts';
 
 /** Events asked for per page (the hub caps it at its catch-up page size). */
 export const PAGE_SIZE = 500;
 
 /**
  * Read a session's log page by page, up to the head it had at the first page, handing each page to `onPage`
- * (memory stays bounded by one page). Fails when the session's epoch changes meanwhile (deleted, rewritten).
+ * (memory stays bounded by one page; a page may hold fewer events than asked for while more follow). Pages the hub
+ * cannot serve yet (RATE_LIMITED, ...) are asked for again. Fails when the session's epoch changes meanwhile (deleted, rewritten).
  * Resolves with the number of events read.
  */
 export async function readPages(
@@ -15,7 +17,7 @@ export async function readPages(
   sessionId: string,
   onPage: (events: readonly SessionEvent[], headSeq: number) => Promise<void> | void,
 ): Promise<number> {
-  let page = await http.page(sessionId, 0, PAGE_SIZE);
+  let page = await withRetries(() => http.page(sessionId, 0, PAGE_SIZE), { unreachable: false });
   const { epoch, headSeq } = page;
   let read = 0;
   for (;;) {
@@ -26,7 +28,8 @@ export async function readPages(
     read += events.length;
     await onPage(events, headSeq);
     if (page.next > headSeq || page.events.length === 0) break;
-    page = await http.page(sessionId, page.next, PAGE_SIZE);
+    const from = page.next;
+    page = await withRetries(() => http.page(sessionId, from, PAGE_SIZE), { unreachable: false });
   }
   if (read !== headSeq + 1) throw new CliFailure(`${sessionId} ended at seq ${read - 1}, before its head ${headSeq}`);
   return read;

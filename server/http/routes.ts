@@ -1,43 +1,79 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/index.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
-import { sessionRoute, type HttpReply, type HttpRoutesDeps } from './sessions-api.ts';
+import {
+  ALL_SESSIONS,
+  authorize,
+  sessionRoute,
+  type HttpReply,
+  type HttpRoutesDeps,
+  type SessionApiDeps,
+} from './sessions-api.ts';
+import { ConcurrencySlots } from '../limits/concurrency-slots.ts';
+import { browserRefusal } from './browser-guard.ts';
 import { requestUrl } from './request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
+import { metricsReply } from './metrics-server.ts';
 
 export type { HttpReply, HttpRoutesDeps } from './sessions-api.ts';
 
 const readyTimeoutMs = 2000;
 
 /** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
-export function createHttpHandler(deps: HttpRoutesDeps): (request: IncomingMessage, response: ServerResponse) => void {
+export function createHttpHandler(
+  routesDeps: HttpRoutesDeps,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const deps: SessionApiDeps = {
+    ...routesDeps,
+    pageSlots: new ConcurrencySlots(routesDeps.limits.maxConcurrentPageReads),
+  };
   return (request, response) => {
     const url = requestUrl(request);
     const { route, run } =
       url === undefined
         ? { route: 'unparsable', run: () => Promise.resolve(badTarget()) }
-        : routeOf(routedMethod(request.method), url, request, deps);
+        : guarded(url, request, deps, routeOf(routedMethod(request.method), url, request, deps));
     run()
       .catch((error: unknown) => errorReply(error, deps))
-      .then((reply) => {
+      .then(async (reply) => {
         deps.metrics.httpRequests.inc({ route, status: String(reply.status) });
-        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         response.writeHead(reply.status, {
           'content-type': reply.contentType ?? 'application/json; charset=utf-8',
           'cache-control': 'no-store',
           ...reply.headers,
         });
-        response.end(text);
+        if (reply.write !== undefined) return reply.write(response);
+        response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
       })
-      .catch((error: unknown) => deps.logger.error({ err: error }, 'could not write an HTTP reply'));
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'could not write an HTTP reply');
+        response.destroy();
+      });
   };
+}
+
+/** Health probes answer any caller; everything else is refused to a Host or Origin the hub does not serve. */
+function guarded(
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+  routed: { route: string; run: () => Promise<HttpReply> },
+): { route: string; run: () => Promise<HttpReply> } {
+  if (url.pathname === '/healthz' || url.pathname === '/readyz') return routed;
+  const refusal = browserRefusal(request.headers, deps.browserPolicy);
+  if (refusal === undefined) return routed;
+  deps.logger.warn(
+    { host: request.headers.host, origin: request.headers.origin, remote: request.socket.remoteAddress },
+    'HTTP request refused: Host or Origin not allowed',
+  );
+  return { route: routed.route, run: () => Promise.reject(refusal) };
 }
 
 function routeOf(
   method: string,
   url: URL,
   request: IncomingMessage,
-  deps: HttpRoutesDeps,
+  deps: SessionApiDeps,
 ): { route: string; run: () => Promise<HttpReply> } {
   const path = url.pathname;
   const only = (allowed: string, route: string, run: () => Promise<HttpReply>) => ({
@@ -49,11 +85,12 @@ function routeOf(
   }
   if (path === '/readyz') return only('GET', path, () => readiness(deps));
   if (path === '/metrics') {
-    return only('GET', path, async () => ({
-      status: 200,
-      body: await deps.metrics.registry.metrics(),
-      contentType: deps.metrics.registry.contentType,
-    }));
+    // The admin right on every session, as for the full session list (an open hub grants it to everyone);
+    // scrapers without a token use the separate listener of `--metrics-port` (metrics-server.ts).
+    return only('GET', path, async () => {
+      await authorize(request, ALL_SESSIONS, 'admin', deps);
+      return metricsReply(deps.metrics);
+    });
   }
   const session = sessionRoute(method, url, request, deps);
   if (session !== undefined) {
@@ -102,8 +139,11 @@ function errorReply(error: unknown, deps: HttpRoutesDeps): HttpReply {
   deps.metrics.errors.inc({ code: hubError.code });
   if (hubError.code === HubErrorCode.INTERNAL) deps.logger.error({ err: hubError.cause ?? error }, 'internal error');
   const details = hubError.details === undefined ? {} : { details: hubError.details };
+  const retryAfterMs = hubError.details?.['retryAfterMs'];
+  const retryAfter = typeof retryAfterMs === 'number' ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
   return {
     status: httpStatusOf(hubError.code),
     body: { error: { code: hubError.code, message: hubError.message, ...details } },
+    headers: retryAfter,
   };
 }

@@ -1,8 +1,12 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
-import type { HubAction, HubAuth, HubLimits } from '../config.ts';
+import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
+import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import { readBody } from './body.ts';
+import { eventPageReply } from './event-page.ts';
+import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
+import type { BrowserPolicy } from './browser-guard.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -16,6 +20,10 @@ export interface HttpRoutesDeps {
   readonly store: EventStore;
   readonly pipeline: AppendPipeline;
   readonly auth: HubAuth;
+  /** Which `Host` and `Origin` values the HTTP API answers (open hubs: loopback; see `ResolvedHubConfig`). */
+  readonly browserPolicy: BrowserPolicy;
+  /** The node's per-principal append rate, shared with the WebSocket connections. */
+  readonly principalRate: PrincipalRateLimits;
   readonly limits: HubLimits;
   readonly metrics: HubMetrics;
   readonly logger: Logger;
@@ -25,9 +33,18 @@ export interface HttpRoutesDeps {
   readonly onSessionDeleted: (sessionId: string) => void;
 }
 
+/** What the session routes need besides `HttpRoutesDeps`: state the HTTP handler keeps for the node. */
+export interface SessionApiDeps extends HttpRoutesDeps {
+  /** Event pages being read and written (`maxConcurrentPageReads`). */
+  readonly pageSlots: ConcurrencySlots;
+}
+
 export interface HttpReply {
   readonly status: number;
+  /** JSON-encoded unless a string; ignored when `write` is given. */
   readonly body: unknown;
+  /** Stream the body instead (after the head is written): resolves once it is done or the client is gone. */
+  readonly write?: (response: ServerResponse) => Promise<void>;
   readonly contentType?: string;
   /** More response headers (e.g. `allow` on a 405). */
   readonly headers?: Readonly<Record<string, string>>;
@@ -53,7 +70,7 @@ export function sessionRoute(
   method: string,
   url: URL,
   request: IncomingMessage,
-  deps: HttpRoutesDeps,
+  deps: SessionApiDeps,
 ): SessionRoute | undefined {
   const path = url.pathname;
   if (path === sessionsPath) {
@@ -97,12 +114,13 @@ function decodeSessionId(rawSessionId: string): string {
   return sessionId;
 }
 
-async function authorize(
+/** Authenticate the request's token and check that it may do `action` on `sessionId` (FORBIDDEN if not). */
+export async function authorize(
   request: IncomingMessage,
   sessionId: string,
   action: HubAction,
   deps: HttpRoutesDeps,
-): Promise<void> {
+): Promise<HubPrincipal> {
   const principal = await deps.auth.authenticate(requestToken(request), {
     transport: 'http',
     headers: request.headers,
@@ -112,6 +130,7 @@ async function authorize(
   if (!(await deps.auth.authorize(principal, action, sessionId))) {
     throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
   }
+  return principal;
 }
 
 async function authorized(
@@ -180,25 +199,19 @@ async function readEvents(
   rawSessionId: string,
   url: URL,
   request: IncomingMessage,
-  deps: HttpRoutesDeps,
+  deps: SessionApiDeps,
 ): Promise<HttpReply> {
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
   const from = queryIndex(url, 'from', 0);
   const limit = Math.min(queryIndex(url, 'limit', defaultPageLimit), deps.limits.catchUpPageSize);
   if (limit < 1) throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "limit" must be at least 1');
-  const head = await deps.store.head(sessionId);
-  if (from > head.headSeq + 1) {
-    const message = `from ${from} lies beyond the head + 1 (${head.headSeq + 1})`;
-    throw new HubError(HubErrorCode.SEQ_OUT_OF_RANGE, message, { headSeq: head.headSeq });
-  }
-  const events = await deps.store.read(sessionId, from, limit);
-  const next = events.length === 0 ? from : events[events.length - 1]!.seq + 1;
-  const headSeq = Math.max(head.headSeq, next - 1);
-  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq, events, next } };
+  return eventPageReply({ sessionId, from, limit }, deps);
 }
 
 async function appendEvents(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const sessionId = decodeSessionId(rawSessionId);
+  const principal = await authorize(request, sessionId, 'append', deps);
+  deps.principalRate.checkAppend(principal, request.socket.remoteAddress);
   const body = await readBody(request, deps.limits.maxFrameBytes);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HubError(

@@ -16,6 +16,7 @@ import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError } from '../limits/connection-guard.ts';
+import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from '../config.ts';
 import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from '../hub-error.ts';
@@ -38,6 +39,8 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
   /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
   readonly upgradeToken: () => string | undefined;
+  /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
+  readonly principalRate?: PrincipalRateLimits;
   readonly onClose: (connection: Connection) => void;
 }
 
@@ -208,6 +211,7 @@ export class Connection {
     try {
       this.#fences.admit(message.sessionId, message.idempotencyKey, message.after);
       this.#guard.checkAppend();
+      this.#deps.principalRate?.checkAppend(this.#principal, this.#deps.request.remoteAddress);
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
       // Import mode (events keep the given commit time) rewrites history's timeline: admins only.

@@ -77,7 +77,8 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
     store = new MemoryStore();
     // An open hub takes loopback pages only: the page on a non-loopback origin must be allowed by name.
     const pageOrigins = [`http://127.0.0.1:${address.port}`, `http://${INSECURE_HOST}:${address.port}`];
-    hub = await startHub({ store, allowedOrigins: pageOrigins });
+    // The insecure page reaches this open hub under a name of its own: a Host it must be told to answer.
+    hub = await startHub({ store, allowedOrigins: pageOrigins, allowedHosts: [INSECURE_HOST] });
     client = new HubClient({ url: hub.wsUrl });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);

@@ -11,6 +11,8 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'info',
       nodeName: undefined,
       auth: { mode: 'open' },
+      metricsHost: '127.0.0.1',
+      limits: {},
       inspector: true,
     });
   });
@@ -44,6 +46,8 @@ describe('session-hub serve: arguments', () => {
       logLevel: 'warn',
       nodeName: 'n1',
       auth: { mode: 'open' },
+      metricsHost: '0.0.0.0',
+      limits: {},
       inspector: true,
     });
     expect(

@@ -31,7 +31,7 @@ function resetRightAfter(port: number, request: string): Promise<void> {
 }
 
 const upgrade = (path: string) =>
-  `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+  `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
   'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
 
 /** Request targets and resets any peer can send: each gets an answer (or nothing), never a crashed node. */
@@ -40,7 +40,10 @@ describe('hub: hostile request targets and resets', () => {
 
   it('answers 400 BAD_REQUEST to targets that are not URLs, on HTTP and on upgrades', async () => {
     for (const target of ['http://[', 'http://a:99999/x', '*']) {
-      const reply = await exchange(fixture.hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const reply = await exchange(
+        fixture.hub.port,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
       expect(reply).toMatch(/^HTTP\/1\.1 400 /);
       expect(reply).toContain('"code":"BAD_REQUEST"');
       expect(await exchange(fixture.hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 400 /);
@@ -50,7 +53,10 @@ describe('hub: hostile request targets and resets', () => {
 
   it('reads targets starting with // as paths (they used to name a host, or crash the node)', async () => {
     for (const target of ['//[', '//a:99999/x', '//healthz']) {
-      const reply = await exchange(fixture.hub.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const reply = await exchange(
+        fixture.hub.port,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
       expect(reply).toMatch(/^HTTP\/1\.1 404 /);
       expect(await exchange(fixture.hub.port, upgrade(target))).toMatch(/^HTTP\/1\.1 404 /);
     }

@@ -2,17 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { text as streamText } from 'node:stream/consumers';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { CliFailure, HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, UsageError, type Command } from '../command.ts';
-import { HubHttp, HubRequestError, type AppendBody, type AppendReply } from '../hub-http.ts';
+import { HubHttp } from '../hub-http.ts';
 import { hubTarget } from '../hub-target.ts';
 import { importBatches, planImport, type ImportBatch } from '../import-plan.ts';
 import { progressBar } from '../progress.ts';
+import { withRetries } from '../retry.ts';
 import { readPages } from '../session-reader.ts';
 
 /** Per append: well under the hub's default limits (1,000 events, 1 MiB frames). */
 const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
-/** Attempts per append when the hub cannot take it yet (unreachable, STORE_UNAVAILABLE, ...). */
-const maxAttempts = 6;
-const retryCodes: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED', 'SHUTTING_DOWN']);
 
 const usage = `Usage: session-hub import <file|-> --session <id> [--append] [options]
 
@@ -97,24 +95,11 @@ async function sendBatch(http: HubHttp, sessionId: string, batch: ImportBatch): 
     idempotencyKey: batch.idempotencyKey,
     time: batch.time,
   };
-  const ack = await appendWithRetries(http, sessionId, body).catch((error: unknown) => {
+  const ack = await withRetries(() => http.append(sessionId, body), { unreachable: true }).catch((error: unknown) => {
     const shown = error instanceof Error ? error.message : String(error);
     throw new CliFailure(`events ${firstSeq}..${lastSeq} were not imported: ${shown}`, { cause: error });
   });
   if (ack.firstSeq !== firstSeq || ack.lastSeq !== lastSeq) {
     throw new CliFailure(`the hub stored events ${firstSeq}..${lastSeq} at ${ack.firstSeq}..${ack.lastSeq}`);
-  }
-}
-
-/** Retry while the hub cannot take the append yet: unreachable, or STORE_UNAVAILABLE, RATE_LIMITED, SHUTTING_DOWN. */
-async function appendWithRetries(http: HubHttp, sessionId: string, body: AppendBody): Promise<AppendReply> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await http.append(sessionId, body);
-    } catch (error) {
-      const retry = error instanceof HubRequestError ? retryCodes.has(error.code) : error instanceof CliFailure;
-      if (!retry || attempt >= maxAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** attempt)));
-    }
   }
 }

@@ -6,10 +6,15 @@ import { defaultNodeName } from '../../config.ts';
 import { createHub, type HubAddress } from '../../hub.ts';
 import { parseServeArgs, serveUsage, type ServeOptions } from '../cli-args.ts';
 import { createLogger, type Logger } from '../../logger.ts';
-import { redactUrl } from '../redact-url.ts';
+import { redactError, redactSecrets, redactUrl, redisUrlProblem } from '../redact-url.ts';
+import { createMetricsServer } from '../../http/metrics-server.ts';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HubMetrics } from '../../metrics.ts';
 import { MemoryStore } from '../../store/memory/memory-store.ts';
 import { RedisStore } from '../../store/redis/redis-store.ts';
 import type { EventStore } from '../../store/event-store.ts';
+
 import type { Command } from '../command.ts';
 import { hubEnv } from '../env.ts';
 
@@ -32,11 +37,12 @@ export const serveCommand: Command = {
  * reported in one line that names the last of them (`... not ready after 3000 ms: connect ECONNREFUSED ...`).
  */
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
+  const redisUrl = options.redisUrl ?? '';
   let opening = true;
   let lastError: Error | undefined;
   const onError = (error: Error): void => {
     if (opening) lastError = error;
-    else logger.warn({ err: error }, 'store trouble');
+    else logger.warn({ err: redactError(error, redisUrl) }, 'store trouble');
   };
   if (options.redisUrl === undefined) return new MemoryStore({ onError });
   try {
@@ -59,8 +65,34 @@ const listenErrors: Readonly<Record<string, string>> = {
   ENOTFOUND: 'unknown host',
 };
 
+const LOOPBACK_BINDS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Start the token-less `/metrics` listener of `--metrics-port`. */
+function listenMetrics(metrics: HubMetrics, host: string, port: number): Promise<Server> {
+  const server = createMetricsServer(metrics);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function serverUrl(server: Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 /** One line saying why the node could not listen, e.g. `cannot listen on 127.0.0.1:8080: address already in use`. */
-function listenFailure(options: ServeOptions, error: unknown): string {
+function listenFailure(options: { readonly host: string; readonly port: number }, error: unknown): string {
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
   const reason = listenErrors[code] ?? (error instanceof Error ? error.message : String(error));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -79,11 +111,21 @@ async function serve(options: ServeOptions): Promise<number> {
     return 1;
   }
   let store: EventStore;
+  const redisUrl = options.redisUrl ?? '';
+  const badUrl = options.redisUrl === undefined ? undefined : redisUrlProblem(options.redisUrl);
+  if (badUrl !== undefined) {
+    process.stderr.write(`session-hub: could not open the store: ${badUrl}\n`);
+    return 1;
+  }
   try {
     store = await openStore(options, logger);
   } catch (error) {
-    const where = options.redisUrl === undefined ? '' : ` at ${redactUrl(options.redisUrl)}`;
-    process.stderr.write(`session-hub: could not open the store${where}: ${reasonOf(error)}\n`);
+    // One line with the cause; never the error object itself: its properties (a URL TypeError's `input`) and
+    // causes may hold the password.
+    const where = options.redisUrl === undefined ? '' : ` at ${redactUrl(redisUrl)}`;
+    process.stderr.write(
+      `session-hub: could not open the store${where}: ${redactSecrets(reasonOf(error), redisUrl)}\n`,
+    );
     return 1;
   }
   const hub = createHub({
@@ -94,14 +136,22 @@ async function serve(options: ServeOptions): Promise<number> {
     auth: createHubAuth(authenticator),
     nodeName,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    limits: options.limits,
     inspector: options.inspector,
     ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
   });
   let address: HubAddress;
+  let metricsServer: Server | undefined;
+  let listeningOn: { readonly host: string; readonly port: number } = options;
   try {
     address = await hub.listen();
+    if (options.metricsPort !== undefined) {
+      listeningOn = { host: options.metricsHost, port: options.metricsPort };
+      metricsServer = await listenMetrics(hub.metrics, listeningOn.host, listeningOn.port);
+    }
   } catch (error) {
-    process.stderr.write(`session-hub: ${listenFailure(options, error)}\n`);
+    process.stderr.write(`session-hub: ${listenFailure(listeningOn, error)}\n`);
     await hub.close();
     await store.close();
     return 1;
@@ -123,15 +173,21 @@ async function serve(options: ServeOptions): Promise<number> {
     process.on('SIGINT', stop);
   });
   // Each startup fact once, for people, on stdout (the JSON log on stderr has the hub's own `hub listening`).
+  const lines = [`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})`, `engine: ${engine}`];
+  if (metricsServer !== undefined) lines.push(`metrics: ${serverUrl(metricsServer)}/metrics (no token)`);
+  if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
+    lines.push(
+      `hosts: this open hub listens on ${options.host} but answers only requests addressed to localhost, ` +
+        '127.0.0.1 or [::1] (DNS-rebinding defence): list the names clients use with --allowed-hosts',
+    );
+  }
   const authNotice = authStartupNotice(options.auth).message.replace(/^auth: /, '');
-  process.stdout.write(
-    `session-hub listening on ${address.url} (WebSocket ${address.wsUrl})\n` +
-      `engine: ${engine}\n` +
-      `auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}\n`,
-  );
+  lines.push(`auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   await stopped;
   await hub.close();
+  if (metricsServer !== undefined) await closeServer(metricsServer);
   await store.close();
   process.stdout.write('session-hub stopped\n');
   return 0;
