@@ -14,7 +14,6 @@ import type { HubMetrics } from '../../metrics.ts';
 import { MemoryStore } from '../../store/memory/memory-store.ts';
 import { RedisStore } from '../../store/redis/redis-store.ts';
 import type { EventStore } from '../../store/event-store.ts';
-
 import type { Command } from '../command.ts';
 import { hubEnv } from '../env.ts';
 
