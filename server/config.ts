@@ -68,7 +68,7 @@ export interface HubLimits extends SecurityLimits {
   readonly maxSubscriptionsPerConnection: number;
   /** Most open WebSocket connections per hub node; more are closed with 1013. Default 10,000. */
   readonly maxConnections: number;
-  /** Time a new connection has to send `hello` before it is closed with 1002. Default 10 s. */
+  /** Time a new connection has to send `hello` before it is closed with 1002. Default 5 s. */
   readonly helloTimeoutMs: number;
   /** Events per store read during catch-up (and the HTTP page size cap). Default 1,000. */
   readonly catchUpPageSize: number;
@@ -96,7 +96,7 @@ export const defaultLimits: HubLimits = {
   maxEventBytes: 256 * 1024,
   maxSubscriptionsPerConnection: 1000,
   maxConnections: 10_000,
-  helloTimeoutMs: 10_000,
+  helloTimeoutMs: 5000,
   catchUpPageSize: 1000,
   maxBufferedLiveEvents: 10_000,
   principalAppendsPerSecond: 5000,

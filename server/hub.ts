@@ -19,6 +19,8 @@ import { requestToken } from './auth/request-token.ts';
 import { ChannelRegistry } from './fanout/session-channel.ts';
 import { SessionCache } from './append/session-cache.ts';
 import { withTimeout } from '../shared/timeout.ts';
+import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
+import { SubscriptionBudget } from './limits/subscription-budget.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -37,8 +39,10 @@ export interface Hub {
   readonly config: ResolvedHubConfig;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-  /** Open WebSocket connections. */
+  /** Open WebSocket connections that completed `hello` (those counted against `maxConnections`). */
   readonly connectionCount: number;
+  /** Open WebSocket connections that have not completed `hello` yet (see `maxPendingConnections`). */
+  readonly pendingConnectionCount: number;
   /** Start listening on `config.port` / `config.host`. */
   listen(): Promise<HubAddress>;
   /** The address once listening. */
@@ -89,7 +93,11 @@ export function createHub(input: HubConfig): Hub {
     ttlMs: config.presenceTtlMs,
     pollMs: config.presencePollMs,
   });
+  /** Every open connection (closed on shutdown); `admitted` are those past `hello`. */
   const connections = new Set<Connection>();
+  const admitted = new Set<Connection>();
+  const pending = new PendingConnections(limits);
+  const subscriptionBudget = new SubscriptionBudget(limits.maxSubscriptionsPerNode);
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
   let listening: HubAddress | undefined;
@@ -107,22 +115,26 @@ export function createHub(input: HubConfig): Hub {
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
   });
-  const server = createServer(config.inspector ? withInspector(api, () => loadInspectorAssets(), logger) : api);
+  const server = createServer(
+    {
+      // Slow clients (slowloris) cannot hold sockets: headers and whole requests have deadlines, checked each second.
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    config.inspector ? withInspector(api, () => loadInspectorAssets(), logger) : api,
+  );
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
   const sweepTimer = setInterval(() => cache.sweep(), Math.max(1000, config.sessionCacheIdleMs / 2));
   sweepTimer.unref();
 
-  const onConnection = (ws: WebSocket, request: IncomingMessage): void => {
+  const onConnection = (ws: WebSocket, request: IncomingMessage, ticket: PendingTicket): void => {
     if (shuttingDown) {
       ws.close(CloseCode.GOING_AWAY, 'hub shutting down');
       return;
     }
-    if (connections.size >= limits.maxConnections) {
-      metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
-      ws.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
-      return;
-    }
-    const connection = new Connection(ws, {
+    const connection: Connection = new Connection(ws, {
       store,
       channels,
       logger,
@@ -137,6 +149,7 @@ export function createHub(input: HubConfig): Hub {
       maxFrameBytes: limits.maxFrameBytes,
       maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
       maxSubscriptions: limits.maxSubscriptionsPerConnection,
+      nodeSubscriptions: subscriptionBudget,
       presence,
       request: {
         transport: 'ws',
@@ -146,12 +159,23 @@ export function createHub(input: HubConfig): Hub {
       },
       upgradeToken: () => requestToken(request),
       principalRate,
+      admit: () => {
+        if (admitted.size >= limits.maxConnections) {
+          metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
+          return false;
+        }
+        ticket.release();
+        admitted.add(connection);
+        metrics.connections.inc();
+        return true;
+      },
       onClose: (closed) => {
-        if (connections.delete(closed)) metrics.connections.dec();
+        ticket.release();
+        connections.delete(closed);
+        if (admitted.delete(closed)) metrics.connections.dec();
       },
     });
     connections.add(connection);
-    metrics.connections.inc();
   };
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -175,7 +199,18 @@ export function createHub(input: HubConfig): Hub {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, request));
+    // Until its hello, a connection counts against the pending budget only (see PendingConnections).
+    const remote = request.socket.remoteAddress ?? 'unknown';
+    const ticket = pending.admit(remote, () => socket.destroy());
+    if (ticket === undefined) {
+      metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
+      logger.warn({ remote }, 'WebSocket upgrade refused: too many connections without hello from this address');
+      socket.on('error', () => socket.destroy());
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    socket.once('close', () => ticket.release());
+    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, request, ticket));
   });
 
   const closeSockets = async (): Promise<void> => {
@@ -211,7 +246,10 @@ export function createHub(input: HubConfig): Hub {
     logger,
     metrics,
     get connectionCount() {
-      return connections.size;
+      return admitted.size;
+    },
+    get pendingConnectionCount() {
+      return pending.size;
     },
     listen: () =>
       new Promise<HubAddress>((resolve, reject) => {

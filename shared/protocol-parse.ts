@@ -1,6 +1,7 @@
 import { hasLoneSurrogate } from './check-helpers.ts';
 import { describeValue } from './describe-value.ts';
 import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
+import { PROTOCOL_BOUNDS } from './protocol.ts';
 import type {
   ClientMessage,
   ErrorMessage,
@@ -14,7 +15,8 @@ import type {
 
 /**
  * Parsers that narrow a decoded frame (`unknown`, see `decodeFrame`) to a protocol message. They check the
- * envelope only: field presence and types, integer ranges. Event contents (`data`, surface rules) are checked by
+ * envelope only: field presence and types, integer ranges, and the size of every string and array field
+ * (`PROTOCOL_BOUNDS`, checked before an array's entries are looked at). Event contents (`data`, surface rules) are checked by
  * the session-log core on append. Unknown extra fields are ignored (forward compatibility).
  */
 
@@ -31,13 +33,8 @@ export class ProtocolParseError extends Error {
   }
 }
 
-/**
- * A coarse bound on session ids (UTF-16 code units) so a hostile frame cannot carry a huge one; the store checks
- * the precise rule (1–256 code points, no control characters, no braces) and answers BAD_REQUEST.
- */
-const maxSessionIdUnits = 1024;
-/** Longest `idempotencyKey` (and so `after`) of an append, in UTF-16 units; the SDK checks keys against it too. */
-export const maxIdempotencyKeyUnits = 256;
+/** Longest `idempotencyKey` (and so `after`) of an append, in UTF-16 units (`PROTOCOL_BOUNDS.idempotencyKeyUnits`). */
+export const maxIdempotencyKeyUnits = PROTOCOL_BOUNDS.idempotencyKeyUnits;
 
 type Fields = Record<string, unknown>;
 
@@ -62,7 +59,9 @@ interface StringRule {
 }
 
 /** Idempotency keys (and `after`, which names one): the same rule as the store's. */
-const KEY_RULE: StringRule = { nonEmpty: true, maxLength: maxIdempotencyKeyUnits, wellFormed: true };
+const KEY_RULE: StringRule = { nonEmpty: true, maxLength: PROTOCOL_BOUNDS.idempotencyKeyUnits, wellFormed: true };
+/** Tokens (`hello.token`, `auth.token`). */
+const TOKEN_RULE: StringRule = { maxLength: PROTOCOL_BOUNDS.tokenUnits };
 
 class Reader {
   readonly record: Fields;
@@ -122,20 +121,30 @@ class Reader {
     return value;
   }
 
-  array(name: string): readonly unknown[] {
+  /** An array of at most `maxLength` entries (checked before any entry is looked at). */
+  array(name: string, maxLength: number): readonly unknown[] {
     const value = own(this.record, name);
     if (!Array.isArray(value)) this.fail(`field "${name}" must be an array`);
+    if (value.length > maxLength) this.fail(`field "${name}" holds more than ${maxLength} entries`);
     return value;
   }
 
-  indexArray(name: string): readonly number[] {
-    const value = this.array(name);
+  indexArray(name: string, maxLength: number): readonly number[] {
+    const value = this.array(name, maxLength);
     if (!value.every(isSeq)) this.fail(`field "${name}" must hold non-negative integers`);
     return value;
   }
 
   sessionId(): string {
-    return this.string('sessionId', { nonEmpty: true, maxLength: maxSessionIdUnits });
+    return this.string('sessionId', { nonEmpty: true, maxLength: PROTOCOL_BOUNDS.sessionIdUnits });
+  }
+
+  token(): string {
+    return this.string('token', TOKEN_RULE);
+  }
+
+  optionalToken(): string | undefined {
+    return this.optionalString('token', TOKEN_RULE);
   }
 }
 
@@ -147,18 +156,24 @@ function readerFor(value: unknown, side: 'client' | 'server'): { reader: Reader;
     throw new ProtocolParseError('message: field "type" must be a string', isSeq(id) ? id : undefined);
   }
   // Error messages start with the type; a long unknown one is named once, shortened, by the unknown-type error.
-  return { reader: new Reader(value, type.length > 64 ? 'message' : type), type };
+  return { reader: new Reader(value, type.length > PROTOCOL_BOUNDS.messageTypeUnits ? 'message' : type), type };
 }
 
 function parseDraft(reader: Reader, value: unknown, index: number): EventDraft {
   if (!isRecord(value)) reader.fail(`events[${index}] must be an object`);
   const type = own(value, 'type');
   if (typeof type !== 'string') reader.fail(`events[${index}].type must be a string`);
+  if (type.length > PROTOCOL_BOUNDS.eventTypeUnits) {
+    reader.fail(`events[${index}].type is longer than ${PROTOCOL_BOUNDS.eventTypeUnits} characters`);
+  }
   // `surfaceOp` and `sourceEventSeqs` are checked by the session-log core (SURFACE_VIOLATION / INVALID_EVENT).
   const draft: { -readonly [K in keyof EventDraft]: EventDraft[K] } = { type, data: own(value, 'data') };
   const surfaceOp = own(value, 'surfaceOp');
   if (surfaceOp !== undefined) draft.surfaceOp = surfaceOp as SurfaceOp;
   const sourceEventSeqs = own(value, 'sourceEventSeqs');
+  if (Array.isArray(sourceEventSeqs) && sourceEventSeqs.length > PROTOCOL_BOUNDS.sourceEventSeqs) {
+    reader.fail(`events[${index}].sourceEventSeqs holds more than ${PROTOCOL_BOUNDS.sourceEventSeqs} entries`);
+  }
   if (sourceEventSeqs !== undefined) draft.sourceEventSeqs = sourceEventSeqs as readonly number[];
   return draft;
 }
@@ -171,7 +186,7 @@ function parseSubscribe(reader: Reader): SubscribeRequest {
   };
   const fromSeq = reader.optionalIndex('fromSeq');
   if (fromSeq !== undefined) message.fromSeq = fromSeq;
-  const epoch = reader.optionalString('epoch', { maxLength: 256 });
+  const epoch = reader.optionalString('epoch', { maxLength: PROTOCOL_BOUNDS.epochUnits });
   if (epoch !== undefined) message.epoch = epoch;
   if (own(reader.record, 'presence') !== undefined) message.presence = reader.boolean('presence');
   const label = reader.optionalString('label', { maxLength: MAX_WATCHER_LABEL_LENGTH, wellFormed: true });
@@ -182,7 +197,9 @@ function parseSubscribe(reader: Reader): SubscribeRequest {
 function parseAppend(reader: Reader): AppendRequest {
   const id = reader.index('id');
   const sessionId = reader.sessionId();
-  const events = reader.array('events').map((value, index) => parseDraft(reader, value, index));
+  const events = reader
+    .array('events', PROTOCOL_BOUNDS.eventsPerAppend)
+    .map((value, index) => parseDraft(reader, value, index));
   if (events.length === 0) reader.fail('field "events" must hold at least one event');
   const message: { -readonly [K in keyof AppendRequest]: AppendRequest[K] } = {
     type: 'append',
@@ -210,12 +227,12 @@ export function parseClientMessage(value: unknown): ClientMessage {
   switch (type) {
     case 'hello': {
       const id = reader.index('id');
-      const versions = reader.indexArray('versions');
-      const token = reader.optionalString('token');
+      const versions = reader.indexArray('versions', PROTOCOL_BOUNDS.versions);
+      const token = reader.optionalToken();
       return token === undefined ? { type, id, versions } : { type, id, versions, token };
     }
     case 'auth':
-      return { type, id: reader.index('id'), token: reader.string('token') };
+      return { type, id: reader.index('id'), token: reader.token() };
     case 'subscribe':
       return parseSubscribe(reader);
     case 'unsubscribe':
@@ -243,7 +260,8 @@ function parseAnnouncedLimits(reader: Reader, value: unknown): AnnouncedLimits |
 }
 
 function parseEvents(reader: Reader): readonly SessionEvent[] {
-  const events = reader.array('events');
+  // A hub's frame is bounded by the SDK's `maxPayload`, not by a count here.
+  const events = reader.array('events', Number.POSITIVE_INFINITY);
   events.forEach((event, index) => {
     if (!isRecord(event)) reader.fail(`events[${index}] must be an object`);
     const seq = own(event, 'seq');
@@ -344,14 +362,13 @@ export function parseServerMessage(value: unknown): ServerMessage {
   }
 }
 
-/** Longest presence label (`subscribe({ label })`). */
-export const MAX_WATCHER_LABEL_LENGTH = 128;
+/** Longest presence label (`subscribe({ label })`): `PROTOCOL_BOUNDS.watcherLabelUnits`. */
+export const MAX_WATCHER_LABEL_LENGTH = PROTOCOL_BOUNDS.watcherLabelUnits;
 /** Most watchers a `presence` message may list (the hub tracks at most 1,000 per session). */
 const MAX_WATCHERS = 10_000;
 
 function parseWatchers(reader: Reader, name: string): Watcher[] {
-  const list = reader.array(name);
-  if (list.length > MAX_WATCHERS) reader.fail(`field "${name}" holds more than ${MAX_WATCHERS} watchers`);
+  const list = reader.array(name, MAX_WATCHERS);
   return list.map((value, index) => {
     if (!isRecord(value)) reader.fail(`${name}[${index}] must be an object`);
     const watcher = new Reader(value, `${reader.kind}.${name}[${index}]`);

@@ -16,6 +16,36 @@ import type { EventDraft, SessionEvent } from './events.ts';
 export const PROTOCOL_VERSION = 1;
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
 
+/**
+ * Hard bounds on the fields of client messages, the one place they are named. `parseClientMessage` refuses a message
+ * beyond any of them with BAD_REQUEST (naming the field) before the hub acts on it, so that no frame can make a node
+ * do work out of proportion to its size (a 1 MiB frame holds a million one-byte array entries). Lengths of strings
+ * are in UTF-16 code units. A node's configurable limits (`maxEventsPerAppend`, …) are checked after these and are
+ * lower.
+ */
+export const PROTOCOL_BOUNDS = Object.freeze({
+  /** Length of the `type` of a message. */
+  messageTypeUnits: 64,
+  /** Entries of `hello.versions`. */
+  versions: 16,
+  /** Length of a token (`hello.token`, `auth.token`); a JWT with many claims stays far below. */
+  tokenUnits: 16 * 1024,
+  /** Length of a `sessionId` (the store checks the precise rule: 1–256 code points, no control characters). */
+  sessionIdUnits: 1024,
+  /** Length of `subscribe.epoch`. */
+  epochUnits: 256,
+  /** Length of `subscribe.label` (how a watcher is named in presence). */
+  watcherLabelUnits: 128,
+  /** Length of an `idempotencyKey` (and so of `after`, which names one); the SDK checks keys against it too. */
+  idempotencyKeyUnits: 256,
+  /** Events in one append frame (a ceiling far above any node's `maxEventsPerAppend`, which answers BATCH_TOO_LARGE). */
+  eventsPerAppend: 100_000,
+  /** Length of an event's `type` (the session-log core allows 256). */
+  eventTypeUnits: 256,
+  /** Entries of an event's `sourceEventSeqs`. */
+  sourceEventSeqs: 10_000,
+});
+
 // ---- client -> hub -------------------------------------------------------------------------------------------
 
 export interface HelloRequest {
@@ -259,6 +289,11 @@ export const HubErrorCode = {
   /** The store (Redis) is unreachable; nothing was written. Retry later. */
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  /**
+   * A stored entry of the session failed verification on read (corrupted data): the subscription ends (`sessionId`,
+   * `details.seq` = the first seq that could not be read). Needs an operator; resubscribing hits it again.
+   */
+  DATA_CORRUPTED: 'DATA_CORRUPTED',
   INTERNAL: 'INTERNAL',
 } as const;
 export type HubErrorCode = (typeof HubErrorCode)[keyof typeof HubErrorCode];

@@ -23,7 +23,15 @@ export const LIMIT_FLAGS: readonly LimitFlag[] = [
   limitFlag('maxEventDepth', 'levels', 'deepest nesting of arrays/objects in an event'),
   limitFlag('maxSubscriptionsPerConnection', 'subscriptions', 'most subscriptions on one connection'),
   limitFlag('maxConnections', 'connections', 'most open WebSocket connections on this node'),
+  limitFlag('maxPendingConnections', 'connections', 'sockets without hello yet on this node (oldest dropped beyond)'),
+  limitFlag('maxPendingPerAddress', 'connections', 'sockets without hello yet from one address (429 beyond)'),
   limitFlag('helloTimeoutMs', 'ms', 'time a new connection has to send hello'),
+  limitFlag('maxSubscriptionsPerNode', 'subscriptions', 'most subscriptions on this node, all connections together'),
+  limitFlag('tokenRefreshGraceMs', 'ms', 'a connection whose token expired is closed 1008 after this long'),
+  limitFlag('maxTokenLifetimeMs', 'ms', 'longest a connection may use one token (default: its exp)'),
+  limitFlag('headersTimeoutMs', 'ms', 'time an HTTP client has to send its request headers'),
+  limitFlag('requestTimeoutMs', 'ms', 'time an HTTP client has to send its whole request'),
+  limitFlag('keepAliveTimeoutMs', 'ms', 'an idle HTTP keep-alive socket is closed after this long'),
   limitFlag('catchUpPageSize', 'events', 'events per store read in catch-up, and per HTTP page'),
   limitFlag('maxBufferedLiveEvents', 'events', 'live events a catching-up subscriber buffers'),
   limitFlag('appendsPerSecond', 'per second', 'sustained appends per connection'),
@@ -48,6 +56,6 @@ export const LIMIT_FLAGS: readonly LimitFlag[] = [
 export function limitFlagsUsage(): string {
   return LIMIT_FLAGS.map(({ limit, flag, env, unit, help }) => {
     const head = `  --${flag} <n>`.padEnd(38);
-    return `${head}${help}\n${' '.repeat(38)}(${unit}; env ${env}; default ${defaultLimits[limit]})`;
+    return `${head}${help}\n${' '.repeat(38)}(${unit}; env ${env}; default ${defaultLimits[limit] ?? 'unset'})`;
   }).join('\n');
 }

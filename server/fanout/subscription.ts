@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
-import type { EventStore } from '../store/event-store.ts';
+import { StoreDataError, type EventStore } from '../store/event-store.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -34,6 +34,11 @@ export interface SubscriptionDeps {
    */
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
+  /**
+   * The subscription cannot go on (its catch-up read a corrupted stored entry) and has closed itself: the owner
+   * drops it and tells the client `error`.
+   */
+  readonly onFailed?: (error: HubError) => void;
 }
 
 export interface SubscribeParams {
@@ -256,6 +261,20 @@ export class Subscription implements ChannelListener {
         if (waitMs > 0) await pause(waitMs);
       } catch (error) {
         if (generation !== this.#generation) return;
+        if (error instanceof StoreDataError) {
+          // Re-reading corrupted data gives the same answer: end the subscription with an error, not silence.
+          this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'catch-up read a corrupted stored entry');
+          const seq = this.#nextSeq;
+          this.close();
+          this.#deps.onFailed?.(
+            new HubError(
+              HubErrorCode.DATA_CORRUPTED,
+              `a stored entry of ${this.sessionId} at or after seq ${seq} is corrupted; the subscription ended`,
+              { seq },
+            ),
+          );
+          return;
+        }
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
         await pause(retryMs);
         retryMs = Math.min(retryMs * 2, retryMaxMs);

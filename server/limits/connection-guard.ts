@@ -14,9 +14,18 @@ const STALL_CLOSE_GRACE_MS = 5000;
 export interface ConnectionGuardOptions {
   readonly limits: Pick<
     SecurityLimits,
-    'appendsPerSecond' | 'appendBurst' | 'rateLimitCloseAfterMs' | 'maxBufferedBytes' | 'stallTimeoutMs'
+    | 'appendsPerSecond'
+    | 'appendBurst'
+    | 'rateLimitCloseAfterMs'
+    | 'maxBufferedBytes'
+    | 'stallTimeoutMs'
+    | 'tokenRefreshGraceMs'
+    | 'maxTokenLifetimeMs'
   >;
-  /** The connection's token expired (no refresh arrived in time): end its subscriptions with TOKEN_EXPIRED. */
+  /**
+   * The connection's token expired (no refresh arrived in time): end its subscriptions with TOKEN_EXPIRED. Unless a
+   * new principal is set within `tokenRefreshGraceMs`, the connection is then closed with 1008.
+   */
   readonly onExpired: () => void;
   /** Close the connection (with a close frame). */
   readonly close: (code: number, reason: string) => void;
@@ -41,6 +50,7 @@ export class ConnectionGuard {
   readonly #appendRate: RateLimiter;
   #expiryTimer: NodeJS.Timeout | undefined;
   #graceTimer: NodeJS.Timeout | undefined;
+  #refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(socket: GatedSocket, options: ConnectionGuardOptions) {
     this.#options = options;
@@ -61,11 +71,19 @@ export class ConnectionGuard {
     });
   }
 
-  /** A new principal is in force: arm the expiry timer for its `expiresAt` (none when it never expires). */
-  setPrincipal(principal: HubPrincipal): void {
+  /**
+   * A new principal is in force: arm the expiry timer for its `expiresAt` (none when it never expires), capped by
+   * `maxTokenLifetimeMs` from now. Returns the principal with that effective `expiresAt` (hold this one: the
+   * authorizer refuses it once expired).
+   */
+  setPrincipal(principal: HubPrincipal): HubPrincipal {
     clearTimeout(this.#expiryTimer);
+    clearTimeout(this.#refreshTimer);
     this.#expiryTimer = undefined;
-    if (principal.expiresAt !== undefined) this.#arm(principal.expiresAt);
+    this.#refreshTimer = undefined;
+    const effective = this.#capLifetime(principal);
+    if (effective.expiresAt !== undefined) this.#arm(effective.expiresAt);
+    return effective;
   }
 
   /** Account for one append; throws RATE_LIMITED (and closes the connection when it went on for too long). */
@@ -84,7 +102,9 @@ export class ConnectionGuard {
   dispose(): void {
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#graceTimer);
+    clearTimeout(this.#refreshTimer);
     this.#expiryTimer = undefined;
+    this.#refreshTimer = undefined;
     this.gate.close();
   }
 
@@ -98,12 +118,30 @@ export class ConnectionGuard {
     }
   }
 
+  #capLifetime(principal: HubPrincipal): HubPrincipal {
+    const lifetime = this.#options.limits.maxTokenLifetimeMs;
+    if (lifetime === undefined) return principal;
+    const cap = this.#now() + lifetime;
+    if (principal.expiresAt !== undefined && principal.expiresAt <= cap) return principal;
+    return { ...principal, expiresAt: cap };
+  }
+
+  /** The token expired: end the subscriptions now, close the connection unless it refreshes within the grace. */
+  #expired(): void {
+    this.#options.onExpired();
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      this.#closeForLimit(CloseCode.POLICY_VIOLATION, 'the token expired and was not refreshed');
+    }, this.#options.limits.tokenRefreshGraceMs);
+    this.#refreshTimer.unref();
+  }
+
   #arm(expiresAt: number): void {
     const delay = expiresAt - this.#now();
     this.#expiryTimer = setTimeout(
       () => {
         this.#expiryTimer = undefined;
-        if (this.#now() >= expiresAt) this.#options.onExpired();
+        if (this.#now() >= expiresAt) this.#expired();
         else this.#arm(expiresAt);
       },
       Math.min(Math.max(0, delay), MAX_TIMER_MS),

@@ -4,3 +4,5 @@ export * from './rate-limiter.ts';
 export * from './outbound-flow.ts';
 export * from './outbound-gate.ts';
 export * from './connection-guard.ts';
+export * from './pending-connections.ts';
+export * from './subscription-budget.ts';

@@ -1,3 +1,5 @@
+import { PROTOCOL_BOUNDS } from '../../shared/protocol.ts';
+
 /**
  * The security limits this module adds to the hub's limits (the hub's `HubLimits` in server/config.ts holds the
  * frame, batch, event, subscription, connection and hello limits). Every breach is answered with a typed error
@@ -20,6 +22,32 @@ export interface SecurityLimits {
   readonly maxBufferedBytes: number;
   /** A connection above `maxBufferedBytes` that drains nothing for this long is closed 4008 (SLOW_CONSUMER). */
   readonly stallTimeoutMs: number;
+  /**
+   * WebSocket connections that have not completed `hello` (node-wide; they do not count against `maxConnections`).
+   * When full, the oldest of them is dropped to make room for a new one, so a flood of idle upgrades cannot lock
+   * legitimate clients (which send `hello` at once) out.
+   */
+  readonly maxPendingConnections: number;
+  /** Connections without a completed `hello` from one remote address; more upgrades from it get HTTP 429. */
+  readonly maxPendingPerAddress: number;
+  /** Subscriptions on the whole node (all connections). Breach: TOO_MANY_SUBSCRIPTIONS (`details.scope: 'node'`). */
+  readonly maxSubscriptionsPerNode: number;
+  /**
+   * After a connection's token expired (its subscriptions end with TOKEN_EXPIRED), the time it has to send `auth` with
+   * a fresh token before it is closed with 1008 (POLICY_VIOLATION).
+   */
+  readonly tokenRefreshGraceMs: number;
+  /**
+   * Optional: the longest a connection may go on one token, from the `hello`/`auth` that presented it, whatever the
+   * token's own expiry (also for tokens without `exp`). Unset: the token's expiry alone.
+   */
+  readonly maxTokenLifetimeMs?: number;
+  /** HTTP: time a client has to send a request's headers (slowloris); then 408 and the socket closes. */
+  readonly headersTimeoutMs: number;
+  /** HTTP: time a client has to send a whole request, body included; then 408 and the socket closes. */
+  readonly requestTimeoutMs: number;
+  /** HTTP: an idle keep-alive socket is closed after this long. */
+  readonly keepAliveTimeoutMs: number;
 }
 
 const MiB = 1024 * 1024;
@@ -32,6 +60,13 @@ export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
   rateLimitCloseAfterMs: 10_000,
   maxBufferedBytes: 1 * MiB,
   stallTimeoutMs: 30_000,
+  maxPendingConnections: 1000,
+  maxPendingPerAddress: 32,
+  maxSubscriptionsPerNode: 100_000,
+  tokenRefreshGraceMs: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5000,
 });
 
 /** A limit value that makes no sense (not a positive integer). */
@@ -39,12 +74,21 @@ export class LimitsConfigError extends Error {
   override readonly name = 'LimitsConfigError';
 }
 
-/** Check that every given limit is a positive safe integer (throws `LimitsConfigError` naming the first bad one). */
+/**
+ * Check that every given limit is a positive safe integer (throws `LimitsConfigError` naming the first bad one), and
+ * that `maxEventsPerAppend` stays within what the protocol parser takes (`PROTOCOL_BOUNDS.eventsPerAppend`).
+ */
 export function checkLimits(limits: Readonly<Record<string, number>>): void {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new LimitsConfigError(`limit ${name} must be a positive integer, got ${String(value)}`);
     }
+  }
+  const events = limits['maxEventsPerAppend'];
+  if (events !== undefined && events > PROTOCOL_BOUNDS.eventsPerAppend) {
+    throw new LimitsConfigError(
+      `limit maxEventsPerAppend must be at most ${PROTOCOL_BOUNDS.eventsPerAppend} (the protocol's bound), got ${events}`,
+    );
   }
 }
 

@@ -1,9 +1,10 @@
 import { HubErrorCode, type SubscribeRequest } from '../../shared/index.ts';
-import { HubError } from '../hub-error.ts';
+import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
 import type { EventStore } from '../store/event-store.ts';
+import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
 import type { PresenceTracker } from '../presence/presence-tracker.ts';
 import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from '../fanout/subscription.ts';
 
@@ -25,6 +26,8 @@ export interface ConnectionSubscriptionsDeps {
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
+  /** The node-wide budget (`maxSubscriptionsPerNode`), shared by every connection. */
+  readonly nodeSubscriptions: SubscriptionBudget;
   readonly presence: PresenceTracker;
   /** Who the connection is, for presence (`anonymous` on an open hub). */
   readonly subject: () => string;
@@ -65,8 +68,12 @@ export class ConnectionSubscriptions {
         { limit: this.#deps.maxSubscriptions },
       );
     }
+    this.#deps.nodeSubscriptions.take();
     const fromSeq = request.fromSeq ?? 0;
-    const subscription = new Subscription({ sessionId, fromSeq }, this.#deps);
+    const subscription = new Subscription(
+      { sessionId, fromSeq },
+      { ...this.#deps, onFailed: (error) => this.#failed(entry, error) },
+    );
     const entry: Entry = { subscription, channel: undefined };
     this.#entries.set(sessionId, entry);
     this.#deps.metrics.subscriptions.inc();
@@ -94,6 +101,15 @@ export class ConnectionSubscriptions {
     this.#remove(sessionId, entry);
   }
 
+  /** A subscription ended itself on an error: drop it and tell the client (`error` with `sessionId`). */
+  #failed(entry: Entry, error: HubError): void {
+    const { sessionId } = entry.subscription;
+    if (this.#entries.get(sessionId) !== entry) return;
+    this.#remove(sessionId, entry);
+    this.#deps.metrics.errors.inc({ code: error.code });
+    this.#deps.sink.send(errorMessage(error, undefined, sessionId));
+  }
+
   closeAll(): void {
     for (const [sessionId, entry] of this.#entries) this.#remove(sessionId, entry);
   }
@@ -113,6 +129,7 @@ export class ConnectionSubscriptions {
     entry.unfollow?.();
     if (entry.watcherId !== undefined) this.#deps.presence.leave(sessionId, entry.watcherId);
     this.#entries.delete(sessionId);
+    this.#deps.nodeSubscriptions.give();
     this.#deps.metrics.subscriptions.dec();
     entry.subscription.close();
     if (entry.channel !== undefined) this.#deps.channels.release(entry.channel, entry.subscription);

@@ -41,6 +41,11 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   readonly upgradeToken: () => string | undefined;
   /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
   readonly principalRate?: PrincipalRateLimits;
+  /**
+   * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
+   * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
+   */
+  readonly admit: () => boolean;
   readonly onClose: (connection: Connection) => void;
 }
 
@@ -72,7 +77,13 @@ export class Connection {
     const { metrics } = deps;
     this.#guard = new ConnectionGuard(ws, {
       limits: deps.limits,
-      onExpired: () => this.#endSubscriptions(tokenExpiredError()),
+      onExpired: () => {
+        try {
+          this.#endSubscriptions(tokenExpiredError());
+        } catch (error) {
+          this.#fail(error);
+        }
+      },
       close: (code, reason) => this.close(code, reason),
       terminate: () => this.terminate(),
       onLimitClose: (code) => {
@@ -105,7 +116,13 @@ export class Connection {
       deps.helloTimeoutMs,
     );
     this.#helloTimer.unref();
-    ws.on('message', (data, isBinary) => this.#onFrame(data, isBinary));
+    ws.on('message', (data, isBinary) => {
+      try {
+        this.#onFrame(data, isBinary);
+      } catch (error) {
+        this.#fail(error);
+      }
+    });
     ws.on('close', () => this.#onClose());
     ws.on('error', (error) => this.#log.debug({ err: error }, 'socket error'));
   }
@@ -164,11 +181,14 @@ export class Connection {
         return;
       }
       this.#state = 'authenticating';
-      this.#helloDone = this.#hello(message);
+      this.#helloDone = this.#hello(message).catch((error: unknown) => {
+        this.#fail(error);
+        return false;
+      });
       return;
     }
     if (this.#state === 'authenticating') {
-      void this.#helloDone.then((ok) => ok && this.#dispatch(message));
+      this.#keep(this.#helloDone.then((ok) => ok && this.#dispatch(message)));
       return;
     }
     this.#dispatch(message);
@@ -177,7 +197,26 @@ export class Connection {
   #dispatch(message: ClientMessage): void {
     if (this.#state !== 'ready') return;
     const sessionId = 'sessionId' in message ? message.sessionId : undefined;
-    this.#handle(message).catch((error: unknown) => this.#sendError(toHubError(error), message.id, sessionId));
+    this.#keep(
+      this.#handle(message).catch((error: unknown) => this.#sendError(toHubError(error), message.id, sessionId)),
+    );
+  }
+
+  /** Every promise the connection starts ends here: a failure nobody handled closes this socket, never the process. */
+  #keep(work: Promise<unknown>): void {
+    work.catch((error: unknown) => this.#fail(error));
+  }
+
+  /** A bug or an unexpected failure while serving this connection: log it, close with 1011 (INTERNAL_ERROR). */
+  #fail(error: unknown): void {
+    try {
+      this.#log.error({ err: error }, 'connection failed; closing it');
+      this.#deps.metrics.errors.inc({ code: HubErrorCode.INTERNAL });
+      this.close(CloseCode.INTERNAL_ERROR, 'internal error');
+    } catch {
+      this.terminate();
+    }
+    this.#state = 'closed';
   }
 
   async #handle(message: ClientMessage): Promise<void> {
@@ -258,12 +297,19 @@ export class Connection {
       return false;
     }
     if (this.#state !== 'authenticating') return false;
+    if (!this.#deps.admit()) {
+      const error = new HubError(HubErrorCode.TOO_MANY_CONNECTIONS, 'this hub node is at its connection limit');
+      this.#sendError(error, message.id);
+      this.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
+      this.#state = 'closed';
+      return false;
+    }
     this.#state = 'ready';
     const { maxFrameBytes, maxEventsPerAppend, maxEventBytes } = this.#deps.limits;
     this.send({
       type: 'welcome',
       id: message.id,
-      version: Math.max(...shared),
+      version: shared.reduce((highest, version) => Math.max(highest, version)),
       node: this.#deps.nodeName,
       limits: { maxFrameBytes, maxEventsPerAppend, maxEventBytes },
     });
@@ -271,8 +317,7 @@ export class Connection {
   }
 
   #setPrincipal(principal: HubPrincipal): void {
-    this.#principal = principal;
-    this.#guard.setPrincipal(principal);
+    this.#principal = this.#guard.setPrincipal(principal);
   }
 
   /** End every subscription with `error` (e.g. TOKEN_EXPIRED), telling the client which sessions ended. */

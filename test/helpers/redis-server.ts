@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { watchChild, type WatchedChild } from './child-watch.ts';
 import { freePort } from './free-port.ts';
 
 export interface RedisServerOptions {
@@ -21,6 +22,8 @@ export class RedisServer {
   readonly dir: string;
   readonly options: RedisServerOptions;
   #process: ChildProcess | undefined;
+  /** The process guard's watch of the running server: an exit nobody asked for fails the running test. */
+  #watch: WatchedChild | undefined;
 
   private constructor(port: number, dir: string, options: RedisServerOptions) {
     this.port = port;
@@ -70,6 +73,8 @@ export class RedisServer {
     const child = this.#process;
     if (child === undefined) return;
     this.#process = undefined;
+    this.#watch?.expectExit();
+    this.#watch = undefined;
     if (child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -106,6 +111,7 @@ export class RedisServer {
           child.stdout.off('data', onData);
           child.stdout.resume();
           this.#process = child;
+          this.#watch = watchChild(child, `redis-server on port ${this.port}`);
           resolve();
         }
       };

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.ts';
+import { watchChild } from '../helpers/child-watch.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
@@ -13,6 +14,7 @@ function serve(args: readonly string[], env: Record<string, string> = {}) {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  watchChild(child, 'session-hub serve', { exitExpected: true }); // a crash still fails the test
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));

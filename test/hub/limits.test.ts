@@ -39,10 +39,11 @@ describe('hub: connection limits', () => {
     await client.close();
   });
 
-  it('closes connections beyond maxConnections with 1013 TRY_AGAIN_LATER', async () => {
+  it('refuses a hello beyond maxConnections with TOO_MANY_CONNECTIONS and 1013 TRY_AGAIN_LATER', async () => {
     await vi.waitFor(() => expect(hub.hub.connectionCount).toBe(0));
     const clients = await Promise.all([1, 2, 3].map(() => RawHubClient.connect(hub.wsUrl)));
     const extra = await RawHubClient.connect(hub.wsUrl, { hello: false });
+    expect(await extra.request({ type: 'hello', versions: [1] })).toMatchObject({ code: 'TOO_MANY_CONNECTIONS' });
     expect((await extra.closed).code).toBe(CloseCode.TRY_AGAIN_LATER);
     await Promise.all(clients.map((client) => client.close()));
   });

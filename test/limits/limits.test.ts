@@ -17,6 +17,13 @@ describe('security limits', () => {
       rateLimitCloseAfterMs: 10_000,
       maxBufferedBytes: 1024 * 1024,
       stallTimeoutMs: 30_000,
+      maxPendingConnections: 1000,
+      maxPendingPerAddress: 32,
+      maxSubscriptionsPerNode: 100_000,
+      tokenRefreshGraceMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
     });
     expect(resolveSecurityLimits()).toEqual(DEFAULT_SECURITY_LIMITS);
   });
@@ -31,6 +38,7 @@ describe('security limits', () => {
     }
     expect(() => checkLimits({ maxEventBytes: 0 })).toThrow(/maxEventBytes/);
     expect(() => checkLimits({ maxEventBytes: 1, maxFrameBytes: 1 })).not.toThrow();
+    expect(() => checkLimits({ maxEventsPerAppend: 100_001 })).toThrow(/at most 100000/);
   });
 });
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../../server/cli/cli-args.ts';
 import { randomSecret } from '../helpers/tokens.ts';
+import { watchChild } from '../helpers/child-watch.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
 
@@ -11,6 +12,7 @@ function run(args: readonly string[], env: Record<string, string>): Promise<{ co
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  watchChild(child, 'session-hub serve', { exitExpected: true }); // a crash still fails the test
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -23,6 +25,7 @@ async function startServing(env: Record<string, string>) {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  watchChild(child, 'session-hub serve', { exitExpected: true }); // a crash still fails the test
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const output = await new Promise<string>((resolve, reject) => {
     let text = '';

@@ -12,7 +12,12 @@ const json = { 'content-type': 'application/json' };
 // could only be changed from code.
 describe('session-hub serve: every limit as a flag and a SESSION_HUB_ env variable', () => {
   it('lists each limit of HubLimits in --help with its env variable and default', () => {
-    expect(LIMIT_FLAGS.map((flag) => flag.limit).sort()).toEqual(Object.keys(defaultLimits).sort());
+    // maxTokenLifetimeMs is the one limit without a default (unset: a token lives until its exp).
+    expect(LIMIT_FLAGS.map((flag) => flag.limit).sort()).toEqual(
+      [...Object.keys(defaultLimits), 'maxTokenLifetimeMs'].sort(),
+    );
+    expect(serveUsage).toContain('--max-token-lifetime-ms <n>');
+    expect(serveUsage).toContain('env SESSION_HUB_MAX_TOKEN_LIFETIME_MS; default unset)');
     for (const [limit, value] of Object.entries(defaultLimits)) {
       const env = `SESSION_HUB_${kebab(limit).replace(/-/g, '_').toUpperCase()}`;
       expect(serveUsage, limit).toContain(`--${kebab(limit)} <n>`);
