@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../server/cli/cli.ts';
+import { watchChild } from '../helpers/child-watch.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
 
@@ -30,6 +31,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
     env: { ...base, LOG_LEVEL: 'silent', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A command ends on its own (its exit is expected), but a crash (Node's fatal trailer) fails the test.
+  watchChild(child, `session-hub ${args[0] ?? ''}`, { exitExpected: true });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
