@@ -29,6 +29,9 @@ await serveInChild(async () => {
       principalAppendsPerSecond: 10_000_000,
       principalAppendBurst: 10_000_000,
     },
+    // The workload every system runs is a bare stream of `assistant/chunk` events (bench/workload.ts), not a run
+    // with turns and steps: validation stays the envelope and data shape, as for the other systems.
+    lifecycle: 'off',
   });
   const address = await hub.listen();
   return {

@@ -4,6 +4,8 @@ import type { JsonValue } from '../shared/json.ts';
 export interface AgentWriterOptions {
   /** The session's current log, if the caller has it; otherwise `attach` reads it with a subscription. */
   readonly events?: readonly SessionEvent[];
+  /** The epoch `events` belong to (`subscription.epoch`), if known: it scopes `recover()`'s idempotency key. */
+  readonly epoch?: string;
   /** Most events per append (drafts queued while an append is in flight go out together). Default 100. */
   readonly maxBatchEvents?: number;
   /**

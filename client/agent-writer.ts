@@ -8,7 +8,7 @@ import type {
 } from '../shared/events.ts';
 import type { JsonObject, JsonValue } from '../shared/json.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
-import { isKnownType } from '../shared/index.ts';
+import { isKnownType, repairInterrupted } from '../shared/index.ts';
 import { checkTimeoutMs } from './options-check.ts';
 import { prepareDraft } from './committed.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
@@ -17,8 +17,17 @@ import { randomUuid } from './random-id.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 import { encodeRequest } from './wire.ts';
 import { readSessionLog } from './read-log.ts';
+import * as providerStreams from './provider-streams/index.ts';
+import type {
+  AnthropicStreamEventLike,
+  OpenAIChatChunkLike,
+  OpenAIResponsesEventLike,
+  ProviderStreamOptions,
+  StreamedAssistant,
+} from './provider-streams/index.ts';
+import type { SessionLogRead } from './read-log.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
-import type { FoldableEvent, WriterState } from './writer-state.ts';
+import type { WriterState } from './writer-state.ts';
 
 /** What the writer appends: a typed draft of a known event, or an extension event. */
 type WriterDraft = KnownEventDraft | { readonly type: string; readonly data: JsonValue };
@@ -44,7 +53,9 @@ interface Queued {
  * writer) and an idempotency key (so reconnects never duplicate). Chunks stay separate events; they are only
  * grouped into appends. Each call's promise resolves with its committed event; you need not await each one, but
  * await `flush()` (or a later call) to see a failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is
- * broken: every call rejects with that error; `attach` again to continue from what the hub holds.
+ * broken: every call rejects with that error; `attach` again to continue from what the hub holds. No promise the
+ * writer returns or makes itself is ever reported unhandled (only misuse on a healthy writer rejects plainly).
+ * `recover()` closes a turn that a crashed writer left open, exactly once.
  */
 export class AgentWriter {
   readonly sessionId: string;
@@ -58,13 +69,16 @@ export class AgentWriter {
   #inFlight: Promise<void> | undefined;
   #scheduled = false;
   #failure: unknown;
+  /** What `recover()` appends: the repair of the turn the attached log left open (empty when none was). */
+  readonly #repair: readonly KnownEventDraft[];
+  /** The idempotency key of that repair: the same for every writer attached to the same log (see `recover`). */
+  readonly #repairKey: string;
+  #recovery: Promise<SessionEvent[]> | undefined;
+  /** The head + 1 of the log as attached. */
+  readonly #attachedSeq: number;
 
-  private constructor(
-    client: HubClient,
-    sessionId: string,
-    events: readonly FoldableEvent[],
-    options: AgentWriterOptions,
-  ) {
+  private constructor(client: HubClient, sessionId: string, log: SessionLogRead, options: AgentWriterOptions) {
+    const { events, epoch } = log;
     this.#client = client;
     this.sessionId = sessionId;
     this.#maxBatch = Math.max(1, options.maxBatchEvents ?? 100);
@@ -82,6 +96,9 @@ export class AgentWriter {
     this.#timeoutMs = options.timeoutMs;
     this.#state = emptyWriterState();
     for (const event of events) foldEvent(this.#state, event);
+    this.#repair = this.#state.turnOpen ? repairInterrupted(events) : [];
+    this.#attachedSeq = this.#state.nextSeq;
+    this.#repairKey = `recover:${epoch ?? '-'}:${this.#state.turn}:${this.#state.nextSeq}`;
   }
 
   /**
@@ -91,8 +108,8 @@ export class AgentWriter {
   static async attach(client: HubClient, sessionId: string, options: AgentWriterOptions = {}): Promise<AgentWriter> {
     const timeoutMs =
       options.timeoutMs === undefined ? client.requestTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
-    const events = options.events ?? (await readSessionLog(client, sessionId, timeoutMs));
-    return new AgentWriter(client, sessionId, events, options);
+    const log = options.events === undefined ? await readSessionLog(client, sessionId, timeoutMs) : options;
+    return new AgentWriter(client, sessionId, { events: log.events ?? [], epoch: log.epoch }, options);
   }
 
   /** Number of the current (or last) turn; 0 before the first. */
@@ -132,13 +149,17 @@ export class AgentWriter {
         `turn ${turn} cannot complete with unanswered tool calls: ${[...openCalls.keys()].join(', ')}`,
       );
     }
+    // The events written on the caller's behalf: their failure is the writer's failure, which the `turn/end`
+    // below (queued behind them) rejects with; their own promises are handled here, never left dangling.
     if (openCalls.size > 0) {
-      if (!this.#state.stepOpen) void this.startStep();
+      if (!this.#state.stepOpen) handled(this.startStep());
       for (const callId of [...openCalls.keys()]) {
-        void this.toolResult({ callId, content: `no result: the turn ended (${turnEndReason.kind})`, isError: true });
+        handled(
+          this.toolResult({ callId, content: `no result: the turn ended (${turnEndReason.kind})`, isError: true }),
+        );
       }
     }
-    if (this.#state.stepOpen) void this.endStep();
+    if (this.#state.stepOpen) handled(this.endStep());
     return this.#write({ type: 'turn/end', data: { turn, reason: turnEndReason } });
   }
 
@@ -252,8 +273,57 @@ export class AgentWriter {
     return this.#write({ type, data });
   }
 
+  /**
+   * Close the turn that the attached log left open (its writer crashed mid-turn): append, as one atomic append,
+   * an error `tool/result` for each unanswered call (in the open step, or a new one), `step/end`, then
+   * `turn/end { reason: { kind: 'interrupted' } }` — the repair `repairInterrupted` computes. Resolves with those
+   * committed events; with `[]` when the attached log had no open turn.
+   *
+   * Exactly once, even when several writers attached to the same log recover it at the same time: the append
+   * carries `expectedSeq` and an idempotency key derived from the log (its epoch, the open turn and the head), so
+   * the first commits and every other one is answered with that commit (resolving with the same events). A log
+   * that moved on in between makes it fail with SEQ_CONFLICT (the writer is then broken: `attach` again). Call it
+   * before writing anything else (afterwards it is INVALID_STATE); calling it again returns the same promise.
+   */
+  recover(): Promise<SessionEvent[]> {
+    if (this.#recovery !== undefined) return this.#recovery;
+    if (this.#failure !== undefined) return rejectedHandled(this.#failure);
+    if (this.#repair.length === 0) return Promise.resolve([]);
+    if (this.#state.nextSeq !== this.#attachedSeq || this.#inFlight !== undefined || this.#scheduled) {
+      return this.#misuse('recover() repairs the log as attached: call it before writing anything else');
+    }
+    const drafts = this.#repair;
+    for (const draft of drafts) foldEvent(this.#state, { ...draft, seq: this.#state.nextSeq });
+    const options = {
+      expectedSeq: this.#attachedSeq,
+      idempotencyKey: this.#repairKey,
+      ...(this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs }),
+    };
+    const recovery = this.#client
+      .append(this.sessionId, drafts as readonly WriterDraft[], options)
+      .catch((error: unknown) => {
+        this.#fail(error, []);
+        throw error;
+      });
+    this.#recovery = handled(recovery);
+    this.#inFlight = recovery
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.#inFlight = undefined;
+        this.#pump();
+      });
+    return recovery;
+  }
+
   /** Resolves when everything written so far is committed; rejects with the writer's failure. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    return handled(this.#drain());
+  }
+
+  async #drain(): Promise<void> {
     while (this.#queue.length > 0 || this.#inFlight !== undefined || this.#scheduled) {
       if (this.#failure !== undefined) break;
       await (this.#inFlight ?? Promise.resolve());
@@ -265,12 +335,15 @@ export class AgentWriter {
     return { turn: this.#state.turn, step: this.#state.step };
   }
 
+  /** INVALID_STATE; on a failed writer, its failure instead (every call after a failure rejects with it). */
   #misuse(message: string): Promise<never> {
+    if (this.#failure !== undefined) return rejectedHandled(this.#failure);
     return Promise.reject(new HubClientError(ClientErrorCode.INVALID_STATE, message, { sessionId: this.sessionId }));
   }
 
   #write(writerDraft: WriterDraft): Promise<SessionEvent> {
-    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    // Handled like the queued calls' promises: the failure already surfaced (and surfaces again from `flush()`).
+    if (this.#failure !== undefined) return rejectedHandled(this.#failure);
     let draft: WriterDraft;
     try {
       draft = prepareDraft(writerDraft, 0) as WriterDraft; // the same draft, data copied and frozen
@@ -283,9 +356,8 @@ export class AgentWriter {
     const promise = new Promise<SessionEvent>((resolve, reject) => {
       this.#queue.push({ draft, bytes, seq, resolve, reject });
     });
-    promise.catch(() => undefined); // surfaced by flush() and by every later call
     this.#schedule();
-    return promise;
+    return handled(promise); // a failure is surfaced by flush() and by every later call
   }
 
   #schedule(): void {
@@ -341,4 +413,46 @@ export class AgentWriter {
     this.#failure = error;
     for (const item of [...batch, ...this.#queue.splice(0)]) item.reject(error);
   }
+
+  // ---- Provider streams (client/provider-streams/): a model response streamed into the open step ----
+
+  /**
+   * Stream a Chat Completions response (`openai.chat.completions.create({ stream: true, ... })`, DeepSeek's too)
+   * into the open step: coalesced `assistant/chunk`s, then the `assistant/message` citing them with the usage, and
+   * a `tool/call` per call. Resolves with the message and the calls to run; a failed stream commits what arrived
+   * (marked `interrupted`, no calls) and rejects with the stream's error. See docs/client.md, "Provider adapters".
+   */
+  streamOpenAIChat(
+    stream: AsyncIterable<OpenAIChatChunkLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamOpenAIChat(this, stream, options);
+  }
+
+  /** `streamOpenAIChat` for a Responses API stream (`openai.responses.create({ stream: true, ... })`). */
+  streamOpenAIResponses(
+    stream: AsyncIterable<OpenAIResponsesEventLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamOpenAIResponses(this, stream, options);
+  }
+
+  /** `streamOpenAIChat` for a Messages API stream (`anthropic.messages.create({ stream: true, ... })`). */
+  streamAnthropic(
+    stream: AsyncIterable<AnthropicStreamEventLike>,
+    options?: ProviderStreamOptions,
+  ): Promise<StreamedAssistant> {
+    return providerStreams.streamAnthropic(this, stream, options);
+  }
+}
+
+/** Mark `promise` as handled (its rejection is reported elsewhere) and return it: callers still see it reject. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** A rejection with `error` that is never reported as unhandled (the writer's failure, surfaced by every call). */
+function rejectedHandled(error: unknown): Promise<never> {
+  return handled(Promise.reject(error));
 }

@@ -115,6 +115,7 @@ export class Appender {
         frameBytes: alone ? bytes : bytesWithAfter,
         keyAsAfterBytes: afterFieldBytes(idempotencyKey),
         alone,
+        sent: false,
         requestId: undefined,
         retries: 0,
         notBefore: 0,
@@ -126,6 +127,10 @@ export class Appender {
     }
     const promise = new Promise<SessionEvent[]>((resolve, reject) => {
       const onTimeout = (): void => {
+        if (!entry.sent) {
+          settle(this.#notSent(entry, `not sent within ${timeoutMs} ms`, { timeoutMs }));
+          return;
+        }
         const message = `no ack after ${timeoutMs} ms (it may still commit: retry with the same idempotencyKey)`;
         settle(
           new HubClientError(ClientErrorCode.TIMEOUT, message, {
@@ -234,6 +239,10 @@ export class Appender {
   rejectAll(): void {
     this.#cancelWake();
     for (const [entry, settle] of [...this.#settlers]) {
+      if (!entry.sent) {
+        settle(this.#notSent(entry, 'the client closed before sending it', {}, ClientErrorCode.CLOSED));
+        continue;
+      }
       const message = 'the client closed before the ack (it may have committed: retry with the same idempotencyKey)';
       settle(
         new HubClientError(ClientErrorCode.CLOSED, message, {
@@ -319,8 +328,26 @@ export class Appender {
     if (!sent) {
       this.#requests.forget(id);
       entry.requestId = undefined;
-    }
+    } else entry.sent = true;
     return sent;
+  }
+
+  /** An append that never went out: nothing was written, so it can be made again safely (any key). */
+  #notSent(
+    entry: PendingAppend,
+    what: string,
+    details: Readonly<Record<string, number>>,
+    code: typeof ClientErrorCode.NOT_SENT | typeof ClientErrorCode.CLOSED = ClientErrorCode.NOT_SENT,
+  ): HubClientError {
+    const { state, stateCause } = this.#connection;
+    const connection =
+      state === 'connected'
+        ? 'it waited behind earlier appends of its session'
+        : `no connection to the hub (${state}: ${stateCause.reason})`;
+    return new HubClientError(code, `${what}: ${connection}; nothing was written`, {
+      sessionId: entry.sessionId,
+      details: { ...details, sent: false, idempotencyKey: entry.idempotencyKey, state, stateCode: stateCause.code },
+    });
   }
 
   #onReply(entry: PendingAppend, message: ServerMessage): void {

@@ -10,6 +10,8 @@ import { SOCKET_OPEN } from './transport.ts';
 import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './transport.ts';
 import { decodeServerMessage, encodeRequest } from './wire.ts';
 import { batchSendsOfThisTurn } from './send-batching.ts';
+import { connectFailure } from './connect-failure.ts';
+import type { ConnectFailure, StateCause } from './connect-failure.ts';
 
 /** `connecting`: opening a socket and saying hello; `connected`: the hub welcomed us; `disconnected`: waiting to
  * reconnect; `closed`: for good (`close()` or a final close code). */
@@ -35,7 +37,7 @@ export interface ConnectionOptions {
 }
 
 export type ConnectionEvents = {
-  state: [next: ConnectionState, previous: ConnectionState];
+  state: [next: ConnectionState, previous: ConnectionState, cause: StateCause];
   message: [message: ServerMessage];
   /** The connection was lost (before `state` turns `disconnected`); `code` is the close code, if the hub sent one. */
   lost: [code: number | undefined];
@@ -63,6 +65,9 @@ export class Connection extends Emitter<ConnectionEvents> {
   #lastFrameAt = 0;
   #helloId = -1;
   #urlIndex = 0;
+  /** What the current socket's `error` event carried (the cause of a failed attempt, where the platform tells). */
+  #socketError: unknown;
+  #cause: StateCause = { code: 'CONNECTING', reason: 'the client was created' };
 
   constructor(options: ConnectionOptions) {
     super(options.onListenerError);
@@ -71,6 +76,11 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** Why the state last changed. */
+  get stateCause(): StateCause {
+    return this.#cause;
   }
 
   /** The endpoint of the current (or next) attempt. */
@@ -95,8 +105,9 @@ export class Connection extends Emitter<ConnectionEvents> {
       socket.send(encodeRequest(message));
       return true;
     } catch (error) {
-      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `send failed: ${String(error)}`, { cause: error }));
-      this.#drop(socket);
+      const failure = new HubClientError(ClientErrorCode.PROTOCOL, `send failed: ${String(error)}`, { cause: error });
+      this.#emitError(failure);
+      this.#drop(socket, { code: failure.code, reason: failure.message });
       return false;
     }
   }
@@ -107,28 +118,32 @@ export class Connection extends Emitter<ConnectionEvents> {
   }
 
   /** Close for good. */
-  close(): void {
+  close(cause: StateCause = { code: 'CLIENT_CLOSED', reason: 'close() was called' }): void {
     if (this.#state === 'closed') return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const socket = this.#socket;
     this.#detach();
     socket?.close(CloseCode.NORMAL, 'client closed');
-    this.#setState('closed');
+    this.#setState('closed', cause);
     this.removeAllListeners();
   }
 
   async #open(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#timer = undefined;
-    this.#setState('connecting');
+    this.#setState('connecting', {
+      code: 'CONNECTING',
+      reason: `connecting to ${this.url} (attempt ${this.#attempt + 1})`,
+    });
     let token: string | undefined;
     try {
       token = await this.#tokenWithin(this.#options.connectTimeoutMs);
     } catch (error) {
       if (this.#state !== 'connecting') return; // closed while the token was fetched: stay closed
-      this.#emitError(new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`));
-      this.#scheduleReconnect(undefined);
+      const failure = new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`);
+      this.#emitError(failure);
+      this.#scheduleReconnect(undefined, { code: failure.code, reason: failure.message });
       return;
     }
     if (this.#state !== 'connecting') return;
@@ -138,12 +153,18 @@ export class Connection extends Emitter<ConnectionEvents> {
     } catch (error) {
       // The constructor throws only for a URL it cannot use (bad syntax or scheme): retrying cannot help.
       const message = `cannot open a WebSocket to ${this.url}: ${String(error)}`;
-      this.#fail(new HubClientError(ClientErrorCode.CONNECTION_REFUSED, message, { cause: error }));
+      const details = { url: this.url };
+      this.#fail(new HubClientError(ClientErrorCode.CONNECTION_REFUSED, message, { cause: error, details }));
       return;
     }
     this.#socket = socket;
+    this.#socketError = undefined;
     socket.binaryType = 'arraybuffer';
-    this.#timer = setTimeout(() => this.#drop(socket), this.#options.connectTimeoutMs);
+    const { connectTimeoutMs } = this.#options;
+    this.#timer = setTimeout(() => {
+      const reason = `no welcome from the hub within ${connectTimeoutMs} ms`;
+      this.#drop(socket, { code: 'CONNECT_FAILED', reason }, { kind: 'timeout', reason });
+    }, connectTimeoutMs);
     socket.onopen = () => {
       this.#helloId = this.#options.requests.nextId();
       const hello = { type: 'hello', id: this.#helloId, versions: SUPPORTED_PROTOCOL_VERSIONS } as const;
@@ -153,8 +174,9 @@ export class Connection extends Emitter<ConnectionEvents> {
     socket.onclose = (event: SocketCloseEvent) => {
       if (this.#socket === socket) this.#lost(event.code, event.reason);
     };
-    socket.onerror = () => {
-      // Always followed by `close`, which decides what happens next.
+    socket.onerror = (event: unknown) => {
+      // Always followed by `close`, which decides what happens next; the error tells why (where the platform says).
+      if (this.#socket === socket) this.#socketError = event;
     };
   }
 
@@ -184,8 +206,9 @@ export class Connection extends Emitter<ConnectionEvents> {
     try {
       message = decodeServerMessage(data);
     } catch (error) {
-      this.#emitError(error as HubClientError);
-      this.#drop(socket);
+      const failure = error as HubClientError;
+      this.#emitError(failure);
+      this.#drop(socket, { code: failure.code, reason: failure.message });
       return;
     }
     // A message type this SDK does not know (from a newer hub): ignored, as the protocol asks of clients.
@@ -204,7 +227,7 @@ export class Connection extends Emitter<ConnectionEvents> {
       this.#timer = undefined;
       this.#attempt = 0;
       this.#startHeartbeat(socket);
-      this.#setState('connected');
+      this.#setState('connected', { code: 'CONNECTED', reason: `welcomed by ${this.url}` });
     } else if (message.type === 'error') {
       const error = new HubClientError(message.code, `hub refused the connection: ${message.message}`, {
         details: message.details,
@@ -213,11 +236,12 @@ export class Connection extends Emitter<ConnectionEvents> {
         this.#fail(error);
       } else {
         this.#emitError(error);
-        this.#drop(socket);
+        this.#drop(socket, { code: error.code, reason: error.message });
       }
     } else {
-      this.#emitError(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} before welcome`));
-      this.#drop(socket);
+      const failure = new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${message.type} before welcome`);
+      this.#emitError(failure);
+      this.#drop(socket, { code: failure.code, reason: failure.message });
     }
   }
 
@@ -226,21 +250,25 @@ export class Connection extends Emitter<ConnectionEvents> {
     this.#heartbeat = setInterval(
       () => {
         const silentFor = Date.now() - this.#lastFrameAt;
-        if (silentFor >= heartbeatTimeoutMs) this.#drop(socket);
-        else if (silentFor >= heartbeatIntervalMs) this.send({ type: 'ping', id: requests.nextId() });
+        if (silentFor >= heartbeatTimeoutMs) {
+          this.#drop(socket, { code: 'HEARTBEAT_TIMEOUT', reason: `no frame from the hub for ${silentFor} ms` });
+        } else if (silentFor >= heartbeatIntervalMs) this.send({ type: 'ping', id: requests.nextId() });
       },
       Math.max(10, Math.min(heartbeatIntervalMs, heartbeatTimeoutMs) / 2),
     );
   }
 
-  /** Stop listening to `socket` and end it without waiting for a closing handshake (it may be dead). */
-  #drop(socket: WebSocketLike): void {
+  /**
+   * Stop listening to `socket` and end it without waiting for a closing handshake (it may be dead). `failure`: a
+   * failed connection attempt, reported as CONNECT_FAILED.
+   */
+  #drop(socket: WebSocketLike, cause: StateCause, failure?: ConnectFailure): void {
     if (this.#socket !== socket) return;
     this.#detach();
     const terminate = (socket as { terminate?: () => void }).terminate;
     if (typeof terminate === 'function') terminate.call(socket);
     else socket.close(CloseCode.NORMAL, 'client dropped the connection');
-    this.#lost(undefined, 'dropped by the client');
+    this.#lost(undefined, cause.reason, cause, failure);
   }
 
   #detach(): void {
@@ -257,48 +285,89 @@ export class Connection extends Emitter<ConnectionEvents> {
     };
   }
 
-  #lost(code: number | undefined, reason: string): void {
+  /**
+   * The socket is gone: `cause` says why when the client dropped it; else (the socket closed) an attempt that was
+   * never welcomed is a CONNECT_FAILED, reported with what the socket said, and a welcomed one is CONNECTION_LOST.
+   */
+  #lost(code: number | undefined, reason: string, cause?: StateCause, failure?: ConnectFailure): void {
+    const attempt = this.#state === 'connecting';
+    const socketError = this.#socketError;
     this.#detach();
     if (this.#state === 'closed') return;
     this.emit('lost', code);
     const final = code === CloseCode.PROTOCOL_ERROR || (code === CloseCode.POLICY_VIOLATION && !this.#tokenCanChange());
     if (final) {
       const error = new HubClientError(ClientErrorCode.CONNECTION_REFUSED, `hub closed the connection: ${reason}`, {
-        details: { closeCode: code, reason },
+        details: { closeCode: code, reason, url: this.url },
       });
       this.#fail(error);
       return;
     }
-    this.#scheduleReconnect(code);
+    if (cause !== undefined) {
+      this.#scheduleReconnect(code, cause, failure);
+    } else if (attempt) {
+      const why = connectFailure(socketError, code, reason);
+      this.#scheduleReconnect(code, { code: 'CONNECT_FAILED', reason: why.reason }, why);
+    } else {
+      const said = reason === '' ? '' : `: ${reason}`;
+      this.#scheduleReconnect(code, {
+        code: 'CONNECTION_LOST',
+        reason: `the connection to ${this.url} closed (${code ?? 'no close code'}${said})`,
+      });
+    }
   }
 
-  #scheduleReconnect(code: number | undefined): void {
+  /**
+   * Wait (backoff) and try again, at the next URL. A failed attempt (`failure`) is emitted as `error`
+   * CONNECT_FAILED naming the URL, the cause and when the next attempt is made.
+   */
+  #scheduleReconnect(code: number | undefined, cause: StateCause, failure?: ConnectFailure): void {
     if (this.#state === 'closed') return;
     clearTimeout(this.#timer);
+    const url = this.url;
     this.#urlIndex = (this.#urlIndex + 1) % this.#options.urls.length;
     // A welcomed connection whose node goes away moves on at once; a node that refuses new connections with
     // GOING_AWAY (it is shutting down) gets the usual backoff, so the client never spins.
     const immediate = code === CloseCode.GOING_AWAY && this.#state === 'connected';
     const delay = immediate ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
-    this.#attempt++;
-    this.#setState('disconnected');
+    const attempt = ++this.#attempt;
+    const retry = `retrying in ${delay} ms${this.#options.urls.length > 1 ? ` with ${this.url}` : ''}`;
+    this.#setState('disconnected', { code: cause.code, reason: `${cause.reason}; ${retry}` });
     this.#timer = setTimeout(() => void this.#open(), delay);
+    if (failure !== undefined) {
+      const { kind, status, causeCode } = failure;
+      const message = `cannot connect to ${url}: ${failure.reason} (attempt ${attempt}; ${retry})`;
+      this.#emitError(
+        new HubClientError(ClientErrorCode.CONNECT_FAILED, message, {
+          details: {
+            url,
+            kind,
+            attempt,
+            retryInMs: delay,
+            willRetry: true,
+            ...(status === undefined ? {} : { status }),
+            ...(causeCode === undefined ? {} : { causeCode }),
+          },
+        }),
+      );
+    }
   }
 
   /** A final failure: report it and close. */
   #fail(error: HubClientError): void {
     this.#emitError(error);
-    this.close();
+    this.close({ code: error.code, reason: error.message });
   }
 
   #emitError(error: HubClientError): void {
     this.emit('error', error);
   }
 
-  #setState(next: ConnectionState): void {
+  #setState(next: ConnectionState, cause: StateCause): void {
     const previous = this.#state;
     if (previous === next) return;
     this.#state = next;
-    this.emit('state', next, previous);
+    this.#cause = cause;
+    this.emit('state', next, previous, cause);
   }
 }

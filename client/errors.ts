@@ -9,6 +9,13 @@ export const ClientErrorCode = {
   OUTBOX_FULL: 'OUTBOX_FULL',
   /** The client (or the subscription / writer) was closed; the request was not sent or its fate is unknown. */
   CLOSED: 'CLOSED',
+  /**
+   * A connection attempt failed (refused port, DNS or TLS error, HTTP status instead of the upgrade, no welcome in
+   * time): `details.url`, `details.kind`, `details.status` (HTTP), `details.retryInMs`. The client keeps retrying.
+   */
+  CONNECT_FAILED: 'CONNECT_FAILED',
+  /** The append was never sent (no connection to the hub in time, or the client closed first): nothing written. */
+  NOT_SENT: 'NOT_SENT',
   /** The hub closed the connection with a final close code (protocol error, policy violation). */
   CONNECTION_REFUSED: 'CONNECTION_REFUSED',
   /** An `AgentWriter` call that would break the session lifecycle (e.g. `endStep` without an open step). */

@@ -8,10 +8,13 @@ import { backoffDelay } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { Connection } from './connection.ts';
 import type { ConnectionState, TokenSource } from './connection.ts';
+import type { StateCause, StateChange } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
+import { subscriptionStart } from './subscribe-options.ts';
+import type { SubscribeOptions } from './subscribe-options.ts';
 import { checkPresenceRequest } from './presence.ts';
 import type { SubscriptionLink } from './subscription-types.ts';
 import type { WebSocketConstructor } from './transport.ts';
@@ -72,20 +75,11 @@ export type HubClientState = ConnectionState;
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 
 export type HubClientEvents = {
-  /** The connection state changed (emitted once per change). */
-  state: [next: HubClientState, previous: HubClientState];
+  /** The connection state changed (emitted once per change), and why: `{ state, previous, code, reason }`. */
+  state: [next: HubClientState, previous: HubClientState, change: StateChange];
   /** A connection-level error: refused connection, unreadable frame, failed token function, hub error. */
   error: [error: HubClientError];
 };
-
-export interface SubscribeOptions {
-  /** First seq wanted (default 0). Messages are derived only when starting from 0. */
-  readonly fromSeq?: number;
-  /** Follow who watches the session (`subscription.presence`, `presence` events). Default false. */
-  readonly presence?: boolean;
-  /** How this subscription is named to other watchers (at most 128 characters). */
-  readonly label?: string;
-}
 
 /**
  * A client of the session hub: one WebSocket (reconnected automatically) multiplexing any number of session
@@ -100,6 +94,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   readonly #refreshTimer: ReturnType<typeof setInterval> | undefined;
   readonly #maxFrameBytes: number;
   readonly #requestTimeoutMs: number;
+  #stateChange: StateChange = { state: 'connecting', previous: 'connecting', code: 'CONNECTING', reason: 'created' };
 
   constructor(options: HubClientOptions) {
     const onListenerError = options.onListenerError ?? reportListenerError;
@@ -151,12 +146,15 @@ export class HubClient extends Emitter<HubClientEvents> {
         }
       },
     };
-    this.#connection.on('state', (next, previous) => this.#onState(next, previous));
+    this.#connection.on('state', (next, previous, cause) => this.#onState(next, previous, cause));
     this.#connection.on('message', (message) => this.#onMessage(message));
     this.#connection.on('lost', (code) => {
       if (code === CloseCode.MESSAGE_TOO_BIG) this.#appender.frameRefused();
     });
-    this.#connection.on('error', (error) => emitError(this, error, 'client'));
+    this.#connection.on('error', (error) => {
+      if (this.listenerCount('error') === 0 && !consoleWorthy(error)) return;
+      emitError(this, error, 'client');
+    });
     this.#connection.start();
     if (refreshMs !== undefined && typeof options.token === 'function') {
       this.#refreshTimer = setInterval(() => {
@@ -202,6 +200,14 @@ export class HubClient extends Emitter<HubClientEvents> {
     return this.#connection.state;
   }
 
+  /**
+   * The last state change and why (centrifuge-js style): `{ state, previous, code, reason }`, `code` (`CONNECTING`, `CONNECTED`, `CONNECT_FAILED`,
+   * `CONNECTION_LOST`, `HEARTBEAT_TIMEOUT`, `CLIENT_CLOSED`, or the error code that caused it) and `reason`.
+   */
+  get stateChange(): StateChange {
+    return this.#stateChange;
+  }
+
   /** The endpoint of the current (or next) connection attempt. */
   get url(): string {
     return this.#connection.url;
@@ -231,19 +237,21 @@ export class HubClient extends Emitter<HubClientEvents> {
   }
 
   /**
-   * Subscribe to a session from `fromSeq` (default 0). One subscription per session per client: subscribing
-   * again before closing the first throws ALREADY_SUBSCRIBED.
+   * Subscribe to a session: from `fromSeq` (default 0), optionally under the `epoch` your copy of the log belongs
+   * to, or from a snapshot (`{ resume: subscription.snapshot() }`) kept from an earlier subscription, which seeds
+   * the local copy and its messages and continues after its last seq. If the session's data was replaced since
+   * (its epoch differs), the subscription emits `reset` and rebuilds from seq 0: two histories are never mixed.
+   * Bad options (an unknown one included) throw BAD_REQUEST. One subscription per session per client:
+   * subscribing again before closing the first throws ALREADY_SUBSCRIBED.
    */
-  subscribe(sessionId: string, options: SubscribeOptions = {}): Subscription {
+  subscribe(sessionId: string, options?: SubscribeOptions): Subscription {
     this.#assertOpen();
+    const start = subscriptionStart(sessionId, options);
+    const presence = checkPresenceRequest((options ?? {}) as { presence?: unknown; label?: unknown }, sessionId);
     if (this.#subscriptions.has(sessionId)) {
       throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
     }
-    const fromSeq = options.fromSeq ?? 0;
-    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
-      throw new HubClientError('BAD_REQUEST', 'fromSeq must be a non-negative integer', { sessionId });
-    }
-    const subscription = new Subscription(this.#link, sessionId, fromSeq, checkPresenceRequest(options, sessionId));
+    const subscription = new Subscription(this.#link, sessionId, start, presence);
     this.#subscriptions.set(sessionId, subscription);
     subscription.connected();
     return subscription;
@@ -288,7 +296,8 @@ export class HubClient extends Emitter<HubClientEvents> {
     this.#connection.close();
   }
 
-  #onState(next: ConnectionState, previous: ConnectionState): void {
+  #onState(next: ConnectionState, previous: ConnectionState, cause: StateCause): void {
+    this.#stateChange = { state: next, previous, code: cause.code, reason: cause.reason };
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
       this.#appender.connected();
@@ -302,7 +311,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       this.#appender.rejectAll();
       for (const subscription of [...this.#subscriptions.values()]) subscription.close();
     }
-    this.emit('state', next, previous);
+    this.emit('state', next, previous, this.#stateChange);
     if (next === 'closed') this.removeAllListeners();
   }
 
@@ -340,6 +349,16 @@ export class HubClient extends Emitter<HubClientEvents> {
   #closedError(): HubClientError {
     return new HubClientError(ClientErrorCode.CLOSED, 'the client is closed');
   }
+}
+
+/**
+ * Without an `error` listener, errors go to the console; failed connect attempts only at attempts 1, 2, 4, 8, ...
+ * (a client retrying an unreachable hub for hours says so a few dozen times, not thousands).
+ */
+function consoleWorthy(error: HubClientError): boolean {
+  if (error.code !== ClientErrorCode.CONNECT_FAILED) return true;
+  const attempt = error.details['attempt'];
+  return typeof attempt !== 'number' || (attempt & (attempt - 1)) === 0;
 }
 
 function asClientError(error: unknown): HubClientError {

@@ -12,16 +12,20 @@ export type OfferResult =
  * A subscriber's local copy of a session log from `startSeq` on, and the messages derived from it.
  * Accepts only the next seq: older ones are duplicates, newer ones reveal a gap. Messages are updated with one
  * `MessageProjector` step per event; they are exact only when the copy starts at seq 0 (`complete`) — a copy
- * that starts later lacks the surface it would build on, so it derives nothing.
+ * that starts later lacks the surface it would build on, so it derives nothing. A copy may start with events kept
+ * from earlier (a resumed snapshot, already checked): they seed the projector like any other.
  */
 export class LocalLog {
   #events: SessionEvent[] = [];
   #startSeq: number;
   #projector: MessageProjector | undefined;
 
-  constructor(startSeq: number) {
+  constructor(startSeq: number, seed: readonly SessionEvent[] = []) {
     this.#startSeq = startSeq;
     this.#projector = startSeq === 0 ? new MessageProjector() : undefined;
+    for (const event of seed) {
+      if (this.offer(event).kind !== 'accepted') throw new RangeError(`seed event ${event.seq} is out of order`);
+    }
   }
 
   /** The events held, ascending and contiguous from `startSeq`. */

@@ -23,6 +23,8 @@ export interface PendingAppend {
   readonly keyAsAfterBytes: number;
   /** Its frame fits the hub's limit only without `after`: sent only once no append of its session is ahead of it. */
   readonly alone: boolean;
+  /** True once it was handed to a connection (it may have committed); false: nothing was ever sent. */
+  sent: boolean;
   /** The request id while it is on the wire on the current connection; undefined while it waits to be sent. */
   requestId: number | undefined;
   /** Times the hub answered "try again later" (STORE_UNAVAILABLE, RATE_LIMITED). */

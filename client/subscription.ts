@@ -4,6 +4,7 @@ import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
 import { LocalLog } from './local-log.ts';
+import type { SubscriptionSnapshot, SubscriptionStart } from './subscribe-options.ts';
 import { PresenceView, type PresenceRequest } from './presence.ts';
 import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
 import type { SubscriptionEvents, SubscriptionLink, SubscriptionState } from './subscription-types.ts';
@@ -26,11 +27,12 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   #finalError: HubClientError | undefined;
 
   /** @internal Created by `HubClient.subscribe`. */
-  constructor(link: SubscriptionLink, sessionId: string, fromSeq: number, presence?: PresenceRequest) {
+  constructor(link: SubscriptionLink, sessionId: string, start: SubscriptionStart, presence?: PresenceRequest) {
     super(link.onListenerError);
     this.#link = link;
     this.sessionId = sessionId;
-    this.#log = new LocalLog(fromSeq);
+    this.#log = new LocalLog(start.fromSeq, start.events);
+    this.#epoch = start.epoch;
     this.#presence = new PresenceView(presence);
   }
 
@@ -68,6 +70,16 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   }
   get isLive(): boolean {
     return this.#state === 'live';
+  }
+
+  /**
+   * What to keep to resume this subscription later, e.g. across a page reload: `client.subscribe(sessionId,
+   * { resume: snapshot })` continues after its last seq with the same derived messages, or — if the session's
+   * data was replaced meanwhile (another epoch) — emits `reset` and rebuilds from seq 0. Plain data (the events
+   * are the local copy's, frozen): store it as is (IndexedDB, `JSON.stringify`).
+   */
+  snapshot(): SubscriptionSnapshot {
+    return { sessionId: this.sessionId, epoch: this.#epoch ?? null, events: [...this.#log.events] };
   }
 
   /** Resolves once the subscription is live (caught up); rejects if it closes first. */

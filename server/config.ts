@@ -139,8 +139,21 @@ export interface HubConfig {
   readonly allowedHosts?: readonly string[];
   /** Resource limits; unset fields take `defaultLimits`. */
   readonly limits?: Partial<HubLimits>;
-  /** Sessions whose validation state (a `Session`) is cached for appends. Default 1,000. */
+  /** Sessions whose validation state is cached for appends. Default 1,000. */
   readonly sessionCacheSize?: number;
+  /**
+   * Budget in bytes of the cached validation states (a session's costs roughly 16 bytes per event plus its tool
+   * results' data without content, never the events themselves); least recently used ones beyond it are dropped.
+   * Default 64 MiB.
+   */
+  readonly sessionCacheBytes?: number;
+  /**
+   * `'enforce'`: every append must keep the log a valid prefix under the lifecycle rules (turns and steps open and
+   * close in order, events with `{ turn, step }` inside the open step, tool results answer an open call of their
+   * turn), else `LIFECYCLE_VIOLATION`. `'off'`: only the envelope, data shapes and surface rules are checked (for
+   * logs of extension events that do not follow the run lifecycle). Default `'enforce'`.
+   */
+  readonly lifecycle?: LifecycleMode;
   /** A cached session unused this long is dropped. Default 60 s. */
   readonly sessionCacheIdleMs?: number;
   /** Times an append is re-validated and retried after another node moved the head (with full-jitter backoff). Default 32. */
@@ -155,6 +168,22 @@ export interface HubConfig {
   readonly presenceTtlMs?: number;
   /** Presence: how often a session followed for presence is read for joins and leaves on other nodes. Default 1 s. */
   readonly presencePollMs?: number;
+}
+
+/** Whether appends are held to the lifecycle rules (see `HubConfig.lifecycle`). */
+export type LifecycleMode = 'enforce' | 'off';
+
+/** Default `HubConfig.sessionCacheBytes`: 64 MiB. */
+export const DEFAULT_SESSION_CACHE_BYTES = 64 * 1024 * 1024;
+
+function lifecycleMode(value: string): LifecycleMode {
+  if (value === 'enforce' || value === 'off') return value;
+  throw new RangeError(`lifecycle must be 'enforce' or 'off', got ${JSON.stringify(value)}`);
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer`);
+  return value;
 }
 
 /** `HubConfig` with every default applied. */
@@ -175,7 +204,9 @@ export interface ResolvedHubConfig {
   readonly originAllowed: (origin: string | undefined) => boolean;
   readonly limits: HubLimits;
   readonly sessionCacheSize: number;
+  readonly sessionCacheBytes: number;
   readonly sessionCacheIdleMs: number;
+  readonly lifecycle: LifecycleMode;
   readonly appendRetries: number;
   readonly shutdownTimeoutMs: number;
   readonly metricsPrefix: string;
@@ -205,7 +236,9 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     originAllowed: originPolicy(config.allowedOrigins, !open),
     limits: resolveLimits(config.limits),
     sessionCacheSize: config.sessionCacheSize ?? 1000,
+    sessionCacheBytes: positiveInteger(config.sessionCacheBytes ?? DEFAULT_SESSION_CACHE_BYTES, 'sessionCacheBytes'),
     sessionCacheIdleMs: config.sessionCacheIdleMs ?? 60_000,
+    lifecycle: lifecycleMode(config.lifecycle ?? 'enforce'),
     appendRetries: config.appendRetries ?? 32,
     shutdownTimeoutMs: config.shutdownTimeoutMs ?? 10_000,
     metricsPrefix: config.metricsPrefix ?? 'session_hub_',

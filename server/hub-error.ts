@@ -26,6 +26,7 @@ const logErrorCodes: ReadonlySet<string> = new Set([
   HubErrorCode.INVALID_JSON,
   HubErrorCode.INVALID_EVENT,
   HubErrorCode.SURFACE_VIOLATION,
+  HubErrorCode.LIFECYCLE_VIOLATION,
 ]);
 
 function hasCode(error: unknown, code: string): boolean {
@@ -44,6 +45,7 @@ export function toHubError(error: unknown): HubError {
     const details: Record<string, string | number> = {};
     if (error.path !== undefined) details['path'] = error.path;
     if (error.seq !== undefined) details['seq'] = error.seq;
+    if (error.rule !== undefined) details['rule'] = error.rule;
     if (logErrorCodes.has(error.code)) {
       return new HubError(error.code as HubErrorCode, error.message, details, { cause: error });
     }

@@ -66,7 +66,9 @@ export function createHub(input: HubConfig): Hub {
     metrics,
     pageSize: limits.catchUpPageSize,
     maxSessions: config.sessionCacheSize,
+    maxBytes: config.sessionCacheBytes,
     idleMs: config.sessionCacheIdleMs,
+    lifecycle: config.lifecycle === 'enforce',
   });
   const pipeline = new AppendPipeline({ store, cache, limits, retries: config.appendRetries, logger, metrics });
   const stopReconnectWatch = store.onReconnect(() => {

@@ -16,7 +16,8 @@ export function surfaceViolation(reason: string, path?: string): never {
 
 /** A non-negative safe integer (seqs and epoch-millisecond times). */
 export function isNonNegativeSafeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  // -0 is refused as in data (it is not JSON: it reads back as 0).
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0);
 }
 
 // In unicode mode a surrogate pair is one code point, so this matches lone surrogates only.

@@ -9,10 +9,19 @@ export const SessionLogErrorCode = {
   INVALID_EVENT: 'INVALID_EVENT',
   /** A `surfaceOp` or `sourceEventSeqs` breaks the surface rules. */
   SURFACE_VIOLATION: 'SURFACE_VIOLATION',
+  /**
+   * An append would break a lifecycle rule (turn/step numbering and enclosure, tool results answering open calls):
+   * `rule` names the rule (a `LifecycleViolationCode`). Only validators that enforce the lifecycle (the hub's) throw it.
+   */
+  LIFECYCLE_VIOLATION: 'LIFECYCLE_VIOLATION',
   /** A stored log fails re-validation in `Session.fromLog` or `parseJsonl` (`seq` names the first bad event). */
   INVALID_LOG: 'INVALID_LOG',
   /** `append` was called from inside a subscriber. */
   REENTRANT_APPEND: 'REENTRANT_APPEND',
+  /** Provider adapters: a tool result with no call, or a call left without a result in a closed turn. */
+  UNPAIRED_TOOL_MESSAGE: 'UNPAIRED_TOOL_MESSAGE',
+  /** Provider adapters: a message (or provider request) the target format cannot carry, or of a wrong shape. */
+  UNSUPPORTED_MESSAGE: 'UNSUPPORTED_MESSAGE',
 } as const;
 export type SessionLogErrorCode = (typeof SessionLogErrorCode)[keyof typeof SessionLogErrorCode];
 
@@ -21,6 +30,8 @@ export interface SessionLogErrorOptions {
   readonly path?: string;
   /** Seq of the offending event (in a stored log) or the seq the rejected event would have had. */
   readonly seq?: number;
+  /** The lifecycle rule a `LIFECYCLE_VIOLATION` broke (a `LifecycleViolationCode`). */
+  readonly rule?: string;
   readonly cause?: unknown;
 }
 
@@ -30,11 +41,13 @@ export class SessionLogError extends Error {
   readonly code: SessionLogErrorCode;
   readonly path: string | undefined;
   readonly seq: number | undefined;
+  readonly rule: string | undefined;
 
   constructor(code: SessionLogErrorCode, message: string, options: SessionLogErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.path = options.path;
     this.seq = options.seq;
+    this.rule = options.rule;
   }
 }

@@ -14,7 +14,8 @@ export {
   isWellFormedEventType,
 } from './event-types.ts';
 export { projectEvent } from './project-event.ts';
-export { deriveMessages } from './derive-messages.ts';
+export { deriveMessages, deriveSourcedMessages } from './derive-messages.ts';
+export type { SourcedMessage } from './derive-messages.ts';
 export { MessageProjector } from './message-projector.ts';
 export type { ProjectionChange } from './message-projector.ts';
 export { normalizeDraft } from './normalize-draft.ts';

@@ -53,7 +53,7 @@ export function parseJsonl(text: string): readonly SessionEvent[] {
     lineOfEvent.push(index + 1);
   }
   try {
-    return Object.freeze(new LogValidator([]).checkStored(events, true));
+    return Object.freeze(new LogValidator().checkStored(events, true));
   } catch (error) {
     if (!(error instanceof SessionLogError) || error.seq === undefined) throw error;
     const line = lineOfEvent[Math.min(error.seq, lineOfEvent.length - 1)]!;

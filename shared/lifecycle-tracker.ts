@@ -60,11 +60,39 @@ export interface OpenTurn {
   readonly pendingCalls: PendingCall[];
 }
 
+/** What a tracker holds between events (see `LifecycleTracker.snapshot`). */
+export interface LifecycleState {
+  readonly openTurn: OpenTurn | undefined;
+  readonly lastTurn: number;
+}
+
+function copyTurn(open: OpenTurn | undefined): OpenTurn | undefined {
+  return open === undefined ? undefined : { ...open, pendingCalls: [...open.pendingCalls] };
+}
+
 /** Folds a log's turns, steps and tool calls, recording violations and continuing as sensibly as it can. */
 export class LifecycleTracker {
   readonly violations: LifecycleViolation[] = [];
   openTurn: OpenTurn | undefined;
   #lastTurn = 0;
+
+  /** A copy of the state (O(unanswered calls)), to undo events that were only tried with `restore`. */
+  snapshot(): LifecycleState {
+    return { openTurn: copyTurn(this.openTurn), lastTurn: this.#lastTurn };
+  }
+
+  /** Go back to a state `snapshot` returned (the violations recorded since are kept: the caller reads them). */
+  restore(state: LifecycleState): void {
+    this.openTurn = copyTurn(state.openTurn);
+    this.#lastTurn = state.lastTurn;
+  }
+
+  /** Rough heap size of the state in bytes (for caches with a byte budget). */
+  get approximateBytes(): number {
+    let bytes = 64;
+    for (const call of this.openTurn?.pendingCalls ?? []) bytes += 64 + 2 * (call.callId.length + call.name.length);
+    return bytes;
+  }
 
   apply(event: SessionEvent): void {
     if (!isKnownEvent(event)) return;

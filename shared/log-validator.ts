@@ -7,7 +7,9 @@ import type { SessionEvent, SurfaceOp, ValidatedDraft } from './events.ts';
 import { freezeJson } from './freeze-json.ts';
 import { SurfaceIndex } from './surface-index.ts';
 import type { EarlierEvent } from './surface-rules.ts';
-import { applySurfaceEvent, parseSourceEventSeqs, parseSurfaceOp } from './surface-rules.ts';
+import { applySurfaceEvent, parseSourceEventSeqs, parseSurfaceOp, withoutContent } from './surface-rules.ts';
+import { LifecycleTracker } from './lifecycle-tracker.ts';
+import type { JsonValue } from './json.ts';
 
 const draftKeys: ReadonlySet<string> = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs']);
 const storedKeys: ReadonlySet<string> = new Set(['seq', 'type', 'time', 'data', 'surfaceOp', 'sourceEventSeqs']);
@@ -53,26 +55,59 @@ function withSeq(error: unknown, seq: number, stored: boolean): unknown {
       cause: error,
     });
   }
-  return new SessionLogError(error.code, `event ${seq}: ${error.message}`, { ...path, seq, cause: error });
+  const rule = error.rule === undefined ? {} : { rule: error.rule };
+  return new SessionLogError(error.code, `event ${seq}: ${error.message}`, { ...path, ...rule, seq, cause: error });
 }
 
+/** What a validator may be asked to enforce beyond the surface rules. */
+export interface LogValidatorOptions {
+  /**
+   * Refuse drafts that break a lifecycle rule (`LIFECYCLE_VIOLATION`, with the rule): the log stays a valid
+   * prefix (an open last turn is fine). Committed events are folded in whatever they hold. Default false.
+   */
+  readonly lifecycle?: boolean;
+}
+
+/** Surface nodes the rules look back at (a leading system/message, a pruned tool/result), see `remembered`. */
+const rememberedTypes: ReadonlySet<string> = new Set(['system/message', 'tool/result']);
+
 /**
- * The validation state of one log: its committed events and the surface they fold to. Checks batches of drafts
- * (append) or of committed events (replay) as if appended after the committed events, each seeing the ones
- * before it, and either keeps the surface changes (`commit`) or undoes them.
+ * The validation state of one log, without the log: its length, the surface it folds to, what the surface rules
+ * need of the nodes still on it (the type of system/message nodes, the data of tool/result nodes without their
+ * content) and, with `lifecycle`, the open turn. Checks batches of drafts (append) or of committed events (replay)
+ * as if appended at `length`, each seeing the ones before it, and either keeps the changes (`commit`) or undoes
+ * them. Its size grows with the surface, not with the bytes of the log.
  */
 export class LogValidator {
-  readonly #events: readonly SessionEvent[];
+  #length = 0;
   readonly #surface = new SurfaceIndex();
+  /** seq → what the rules need of that surface node; may keep nodes replaced since (pruned in `#remember`). */
+  readonly #nodes = new Map<number, EarlierEvent>();
+  #nodeBytes = 0;
+  readonly #lifecycle: LifecycleTracker | undefined;
 
-  /** @param events the committed log, owned (and appended to) by the caller after each committed batch. */
-  constructor(events: readonly SessionEvent[]) {
-    this.#events = events;
+  constructor(options: LogValidatorOptions = {}) {
+    this.#lifecycle = options.lifecycle === true ? new LifecycleTracker() : undefined;
+  }
+
+  /** Number of events folded in (= the seq the next event gets). */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Whether drafts are checked against the lifecycle rules. */
+  get enforcesLifecycle(): boolean {
+    return this.#lifecycle !== undefined;
+  }
+
+  /** Rough heap size of the state in bytes (for caches with a byte budget). */
+  get approximateBytes(): number {
+    return 256 + this.#surface.byteLength + this.#nodeBytes + (this.#lifecycle?.approximateBytes ?? 0);
   }
 
   /**
-   * Validates drafts at seqs `events.length`.. Throws the first failure with `seq` set (the seq it would have had).
-   * With `commit`, the surface keeps the batch; the caller must then append the events.
+   * Validates drafts at seqs `length`.. Throws the first failure with `seq` set (the seq it would have had).
+   * With `commit`, the validator keeps the batch; the caller must then append the events.
    */
   checkDrafts(drafts: readonly unknown[], commit: boolean): ValidatedDraft[] {
     return this.#run(drafts, commit, false) as ValidatedDraft[];
@@ -81,13 +116,14 @@ export class LogValidator {
   /**
    * Validates committed events (`seq` must equal their position, `time` a non-negative safe integer, no default
    * surfaceOp). Throws `INVALID_LOG` with `seq` and the underlying error as `cause`. Returns frozen copies.
+   * Lifecycle violations in committed events are not errors (the log may have been written without enforcement).
    */
   checkStored(events: readonly unknown[], commit: boolean): SessionEvent[] {
     return this.#run(events, commit, true) as SessionEvent[];
   }
 
   /**
-   * Folds events into the surface (committing it) that were built from drafts `checkDrafts` returned at this very
+   * Folds events into the state (committing it) that were built from drafts `checkDrafts` returned at this very
    * length (given their seq and time): their content is not checked again, only `seq`, `time` and the surface
    * rules. For a node's own commits, whose drafts it has just validated.
    */
@@ -101,11 +137,13 @@ export class LogValidator {
     stored: boolean,
     checked = false,
   ): (ValidatedDraft | SessionEvent)[] {
-    const firstSeq = this.#events.length;
+    const firstSeq = this.#length;
     const pending: ValidatedDraft[] = [];
     const results: (ValidatedDraft | SessionEvent)[] = [];
     const lookup = (seq: number): EarlierEvent | undefined =>
-      seq < firstSeq ? this.#events[seq] : pending[seq - firstSeq];
+      seq < firstSeq ? this.#nodes.get(seq) : pending[seq - firstSeq];
+    const lifecycle = this.#lifecycle;
+    const lifecycleBefore = lifecycle?.snapshot();
     this.#surface.begin();
     let seq = firstSeq;
     try {
@@ -116,17 +154,60 @@ export class LogValidator {
           const { type, data, surfaceOp, sourceEventSeqs } = draft;
           applySurfaceEvent(this.#surface, { type, data, surfaceOp, sourceEventSeqs }, seq, lookup);
         }
+        if (lifecycle !== undefined) foldLifecycle(lifecycle, draft, seq, !stored);
         pending.push(draft);
         results.push(checked ? (input as SessionEvent) : stored ? toEvent(draft, seq, time) : draft);
         seq++;
       }
     } catch (error) {
       this.#surface.rollback();
+      if (lifecycleBefore !== undefined) lifecycle!.restore(lifecycleBefore);
       throw withSeq(error, seq, stored);
     }
-    if (commit) this.#surface.release();
-    else this.#surface.rollback();
+    if (!commit) {
+      this.#surface.rollback();
+      if (lifecycleBefore !== undefined) lifecycle!.restore(lifecycleBefore);
+      return results;
+    }
+    this.#surface.release();
+    pending.forEach((draft, index) => this.#remember(firstSeq + index, draft));
+    this.#length = seq;
     return results;
+  }
+
+  /** Keep what the rules may need of a committed surface node; drop what nodes that left the surface kept. */
+  #remember(seq: number, draft: ValidatedDraft): void {
+    if (draft.surfaceOp === undefined || !rememberedTypes.has(draft.type)) return;
+    const data = draft.type === 'tool/result' ? withoutContent(draft.data) : null;
+    this.#nodes.set(seq, { type: draft.type, data });
+    this.#nodeBytes += nodeBytes(data);
+    if (this.#nodes.size <= 2 * this.#surface.size + 64) return;
+    this.#nodeBytes = 0;
+    for (const [nodeSeq, node] of this.#nodes) {
+      if (this.#surface.slotOf(nodeSeq) < 0) this.#nodes.delete(nodeSeq);
+      else this.#nodeBytes += nodeBytes(node.data as JsonValue);
+    }
+  }
+}
+
+/** Rough heap size of a remembered node. */
+function nodeBytes(data: JsonValue): number {
+  return 96 + (data === null ? 0 : 2 * JSON.stringify(data).length);
+}
+
+/**
+ * Fold one event into the lifecycle; with `enforce`, a rule it breaks throws `LIFECYCLE_VIOLATION` (the caller
+ * restores the tracker). Violations are not kept: only the ones an event adds matter.
+ */
+function foldLifecycle(tracker: LifecycleTracker, draft: ValidatedDraft, seq: number, enforce: boolean): void {
+  tracker.apply(toEvent(draft, seq, 0));
+  const violation = tracker.violations[0];
+  tracker.violations.length = 0;
+  if (enforce && violation !== undefined) {
+    throw new SessionLogError('LIFECYCLE_VIOLATION', `${violation.code}: ${violation.message}`, {
+      seq,
+      rule: violation.code,
+    });
   }
 }
 

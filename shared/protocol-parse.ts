@@ -46,9 +46,9 @@ function own(record: Fields, name: string): unknown {
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-/** A seq, request id or time: a non-negative safe integer. */
+/** A seq, request id or time: a non-negative safe integer (not -0, which is not JSON). */
 export function isSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0);
 }
 
 /** What a string field must be. `wellFormed`: no lone surrogates (keys that must survive UTF-8 unchanged). */
@@ -175,8 +175,17 @@ function parseDraft(reader: Reader, value: unknown, index: number): EventDraft {
     reader.fail(`events[${index}].sourceEventSeqs holds more than ${PROTOCOL_BOUNDS.sourceEventSeqs} entries`);
   }
   if (sourceEventSeqs !== undefined) draft.sourceEventSeqs = sourceEventSeqs as readonly number[];
+  // Any other envelope field (`seq`, `time`, a typo) is kept, never dropped silently: the session-log core refuses
+  // it with INVALID_EVENT naming the field. Defined, not assigned: a `__proto__` key stays a plain field.
+  for (const key of Object.keys(value)) {
+    if (draftFields.has(key)) continue;
+    Object.defineProperty(draft, key, { value: value[key], enumerable: true, writable: true, configurable: true });
+  }
   return draft;
 }
+
+/** The envelope fields of a draft. */
+const draftFields: ReadonlySet<string> = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs']);
 
 function parseSubscribe(reader: Reader): SubscribeRequest {
   const message: { -readonly [K in keyof SubscribeRequest]: SubscribeRequest[K] } = {

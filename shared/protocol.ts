@@ -250,6 +250,8 @@ export const HubErrorCode = {
   INVALID_JSON: 'INVALID_JSON',
   INVALID_EVENT: 'INVALID_EVENT',
   SURFACE_VIOLATION: 'SURFACE_VIOLATION',
+  /** The append would break a lifecycle rule; `details.rule` names it, `details.seq` the event. */
+  LIFECYCLE_VIOLATION: 'LIFECYCLE_VIOLATION',
   // protocol
   /** The frame could not be decoded (bad msgpack / JSON). */
   PARSE_ERROR: 'PARSE_ERROR',

@@ -29,7 +29,7 @@ function reportListenerError(error: unknown, event: SessionEvent): void {
  */
 export class Session {
   readonly #events: SessionEvent[] = [];
-  readonly #validator = new LogValidator(this.#events);
+  readonly #validator = new LogValidator();
   readonly #projector = new MessageProjector();
   readonly #clock: () => number;
   readonly #onListenerError: (error: unknown, event: SessionEvent) => void;

@@ -53,6 +53,11 @@ export class SurfaceIndex {
     return this.#seqAtSlot[slot]!;
   }
 
+  /** Bytes held by the index's arrays. */
+  get byteLength(): number {
+    return this.#slotOfSeq.byteLength + this.#seqAtSlot.byteLength + this.#next.byteLength + this.#prev.byteLength;
+  }
+
   /** Number of slots ever allocated (slot indices are below this). */
   get slotCount(): number {
     return this.#slotCount;

@@ -52,7 +52,7 @@ export function parseSourceEventSeqs(value: unknown, type: string, seq: number):
 }
 
 /** `data` of a tool result with `message.content` left out, for the prune rule. */
-function withoutContent(data: JsonValue): JsonValue {
+export function withoutContent(data: JsonValue): JsonValue {
   const fields = data as JsonObject;
   const { content: _content, ...message } = fields['message'] as JsonObject;
   return { ...fields, message };

@@ -1,4 +1,5 @@
-import { SessionLogError, type EventDraft, type Session, type ValidatedDraft } from '../../shared/index.ts';
+import { SessionLogError, type EventDraft, type ValidatedDraft } from '../../shared/index.ts';
+import type { LogValidator } from '../../shared/log-validator.ts';
 import type { CommitBatch } from '../store/event-store.ts';
 import { importTimeError } from './import-time.ts';
 
@@ -41,14 +42,16 @@ export type GroupPlan<T extends PlannedAppend> =
 /**
  * Choose the next group commit of a session: the longest run of queued appends, from the first one, that are
  * ready, agree with their `expectedSeq`, have distinct idempotency keys, fit the group limits and validate in
- * order against `session` (each seeing the ones before it). Pure: nothing is changed. The first append is
+ * order against `log` (each seeing the ones before it). Pure: nothing is changed. The first append is
  * always decided (it forms a group alone, or is reported as a mismatch or invalid); the ones after the run wait
  * for the next plan, so an invalid append in the middle fails alone, at its own position.
  */
 export function planGroup<T extends PlannedAppend>(
   pending: readonly T[],
-  session: Session,
+  log: LogValidator,
   limits: GroupLimits,
+  /** Import mode: the time of the session's last event (undefined when it is empty). */
+  lastTime?: number,
 ): GroupPlan<T> {
   const items: T[] = [];
   const counts: number[] = [];
@@ -58,7 +61,7 @@ export function planGroup<T extends PlannedAppend>(
   for (const item of pending) {
     if (!item.ready) break;
     const { expectedSeq, idempotencyKey, events } = item.input;
-    if (expectedSeq !== undefined && expectedSeq !== session.length + drafts.length) {
+    if (expectedSeq !== undefined && expectedSeq !== log.length + drafts.length) {
       if (items.length === 0) return { kind: 'seq-mismatch', item };
       break;
     }
@@ -75,19 +78,19 @@ export function planGroup<T extends PlannedAppend>(
   const first = items[0];
   if (first === undefined) throw new Error('planGroup needs a ready append first in the queue');
   const time = first.input.time;
-  const timeError = time === undefined ? undefined : importTimeError(time, session);
+  const timeError = time === undefined ? undefined : importTimeError(time, lastTime);
   if (timeError !== undefined) return { kind: 'invalid', item: first, error: timeError };
 
   let validated: readonly ValidatedDraft[];
   try {
-    validated = session.check(drafts);
+    validated = log.checkDrafts(drafts, false);
   } catch (error) {
-    const failed = itemAtSeq(counts, error instanceof SessionLogError ? error.seq : undefined, session.length);
+    const failed = itemAtSeq(counts, error instanceof SessionLogError ? error.seq : undefined, log.length);
     if (failed === 0) return { kind: 'invalid', item: first, error };
     // The appends before the failing one are valid together: commit them now; it fails alone in the next plan.
     items.length = failed;
     counts.length = failed;
-    validated = session.check(drafts.slice(0, sum(counts)));
+    validated = log.checkDrafts(drafts.slice(0, sum(counts)), false);
   }
 
   const batches: CommitBatch[] = [];

@@ -1,12 +1,15 @@
-import { HubErrorCode, type Session } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/index.ts';
 import { HubError } from '../hub-error.ts';
 
 /**
  * The check on an import-mode append's commit time (`AppendRequest.time`): not before the time of the session's
  * last event (times never go back along a log) and not in the future of this node's clock. Undefined when fine.
  */
-export function importTimeError(time: number, session: Session, now: number = Date.now()): HubError | undefined {
-  const lastTime = session.eventAt(session.length - 1)?.time;
+export function importTimeError(
+  time: number,
+  lastTime: number | undefined,
+  now: number = Date.now(),
+): HubError | undefined {
   if (lastTime !== undefined && time < lastTime) {
     const message = `import time ${time} is before the time of the session's last event (${lastTime})`;
     return new HubError(HubErrorCode.INVALID_EVENT, message, { time, lastTime });

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 import { planGroup, type GroupLimits, type PlannedAppend } from './group.ts';
+import { ownedIdempotencyKey } from './owned-key.ts';
 import { StoreUnavailableError, type CommitBatch, type EventStore } from '../store/event-store.ts';
 
 export interface AppendInput {
@@ -19,6 +20,11 @@ export interface AppendInput {
   readonly events: readonly EventDraft[];
   readonly expectedSeq?: number | undefined;
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Who sent the append (the token subject): its idempotency key is stored bound to it (`ownedIdempotencyKey`),
+   * so the same key from another principal is another key.
+   */
+  readonly keyOwner: string;
   /** Import mode (the caller checked the `admin` right): the commit time to store instead of the store's clock. */
   readonly time?: number | undefined;
 }
@@ -58,7 +64,7 @@ interface QueuedAppend extends PlannedAppend {
   readonly whenReady: Promise<void>;
   ready: boolean;
   readyError: unknown;
-  /** The cache was refreshed for it: a second `expectedSeq` mismatch is final. */
+  /** The cache was refreshed for it: a second `expectedSeq` mismatch or validation failure is final. */
   refreshed: boolean;
   /** Conflicting commits it took part in. */
   conflicts: number;
@@ -71,10 +77,11 @@ interface QueuedAppend extends PlannedAppend {
  * commit in flight (so the node never conflicts with itself); while it is in flight, later appends queue up, and
  * the next commit takes as many of them as validate in order (`planGroup`): one store round trip, one
  * notification and one frame per subscriber for the whole group, one ack per append. Validation is the shared
- * core's, against the cached session; the commit carries `expectedSeq` = the session's length and
+ * core's, against the cached validation state; the commit carries `expectedSeq` = the session's length and
  * `expectedEpoch` = the epoch the session was built from. On a conflict (another node appended, or the session
  * was deleted and rewritten) the node refreshes from the store, re-validates and retries (bounded, full-jitter
- * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT. Nothing of an append is
+ * backoff). A client `expectedSeq` that does not match the head is a SEQ_CONFLICT, and an append that fails
+ * validation is refused only once it failed against a copy just refreshed from the store (a node's copy may lag). Nothing of an append is
  * written unless all of it is valid; an invalid append fails alone and the ones behind it go on.
  */
 export class AppendPipeline {
@@ -95,8 +102,13 @@ export class AppendPipeline {
    * before the append may commit; the order of calls is the commit order even when `ready` settles out of order;
    * when it rejects, the append fails with its error and nothing is written.
    */
-  append(input: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
+  append(request: AppendInput, ready: Promise<void> = Promise.resolve()): Promise<AppendOutcome> {
     ready.catch(() => undefined); // surfaced through the returned promise
+    const { idempotencyKey, keyOwner } = request;
+    const input =
+      idempotencyKey === undefined
+        ? request
+        : { ...request, idempotencyKey: ownedIdempotencyKey(keyOwner, idempotencyKey) };
     if (this.#closing) return Promise.reject(new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down'));
     const { maxEventsPerAppend } = this.#deps.limits;
     if (input.events.length > maxEventsPerAppend) {
@@ -190,12 +202,26 @@ export class AppendPipeline {
 
   /** One planning and commit round: settles at least one append, or refreshes the cache (bounded by retries). */
   async #step(queue: QueuedAppend[], entry: CachedSession): Promise<void> {
-    const plan = planGroup(queue, entry.session, this.#groupLimits);
+    // Import mode checks its time against the session's last event, which the validator does not keep.
+    const head = queue[0]!;
+    let lastTime: number | undefined;
+    if (head.input.time !== undefined && entry.log.length > 0) {
+      try {
+        lastTime = (await this.#deps.store.read(entry.sessionId, entry.log.length - 1, 1))[0]?.time;
+      } catch (error) {
+        this.#fail(queue, [settle(queue, head)], error);
+        return;
+      }
+    }
+    const plan = planGroup(queue, entry.log, this.#groupLimits, lastTime);
     switch (plan.kind) {
       case 'seq-mismatch':
         return this.#onSeqMismatch(queue, entry, plan.item);
       case 'invalid': {
         const { item, error } = plan;
+        // This node's copy may be behind the store (another node appended and no notice came yet): an append that
+        // cites the newer events, or continues their turn, is valid. Refresh and plan again before refusing.
+        if (!item.refreshed) return this.#refreshFor(queue, entry, item);
         settle(queue, item);
         const duplicate = await this.#probeDuplicate(item.input).catch((probeError: unknown) => {
           this.#fail(queue, [item], probeError);
@@ -220,21 +246,23 @@ export class AppendPipeline {
     }
   }
 
-  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
-    if (!item.refreshed) {
-      item.refreshed = true;
-      try {
-        await this.#deps.cache.refresh(entry);
-      } catch (error) {
-        this.#fail(queue, [settle(queue, item)], error);
-      }
-      return;
+  /** Bring the entry up to the store's head once for `item`, which then is planned again. */
+  async #refreshFor(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    item.refreshed = true;
+    try {
+      await this.#deps.cache.refresh(entry);
+    } catch (error) {
+      this.#fail(queue, [settle(queue, item)], error);
     }
+  }
+
+  async #onSeqMismatch(queue: QueuedAppend[], entry: CachedSession, item: QueuedAppend): Promise<void> {
+    if (!item.refreshed) return this.#refreshFor(queue, entry, item);
     settle(queue, item);
     try {
       const duplicate = await this.#probeDuplicate(item.input);
       if (duplicate !== undefined) return item.resolve(duplicate);
-      const nextSeq = entry.session.length;
+      const nextSeq = entry.log.length;
       item.reject(
         seqConflict(`expectedSeq ${item.input.expectedSeq} does not match the head + 1 (${nextSeq})`, nextSeq - 1),
       );
@@ -252,7 +280,7 @@ export class AppendPipeline {
   ): Promise<void> {
     const { store, cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
-    const expectedSeq = entry.session.length;
+    const expectedSeq = entry.log.length;
     const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches };
     const result = await store.commitGroup(time === undefined ? request : { ...request, time });
     switch (result.status) {
@@ -332,33 +360,22 @@ export class AppendPipeline {
 
   /**
    * A retried append whose idempotency key already committed may no longer validate (or match `expectedSeq`) at
-   * the current head. Ask the store with an `expectedSeq` that can never commit: it answers `duplicate` (with the
-   * original seqs) when the key is known, else `conflict`.
+   * the current head: ask the store (a read) whether the key is known, and with the same batch.
    */
   async #probeDuplicate(input: AppendInput): Promise<AppendOutcome | undefined> {
     if (input.idempotencyKey === undefined) return undefined;
-    let drafts: ValidatedDraft[];
+    let events: ValidatedDraft[];
     try {
-      drafts = input.events.map(normalizeDraft);
+      events = input.events.map(normalizeDraft);
     } catch {
       return undefined;
     }
-    const result = await this.#deps.store.commit({
-      sessionId: input.sessionId,
-      expectedSeq: Number.MAX_SAFE_INTEGER,
-      events: drafts,
-      idempotencyKey: input.idempotencyKey,
-    });
-    switch (result.status) {
-      case 'duplicate':
-        return duplicateOutcome(input.sessionId, result);
-      case 'conflict':
-        return undefined;
-      case 'committed':
-        throw new HubError(HubErrorCode.INTERNAL, 'the store committed a probe at an impossible seq');
-      case 'idempotency-mismatch':
-        throw idempotencyMismatch(result);
-    }
+    const { sessionId, idempotencyKey } = input;
+    const { epoch, keys } = await this.#deps.store.lookupKeys({ sessionId, batches: [{ events, idempotencyKey }] });
+    const known = keys[0];
+    if (known === undefined || epoch === undefined) return undefined;
+    if (!known.sameBatch) throw idempotencyMismatch(known);
+    return duplicateOutcome(sessionId, { epoch, ...known });
   }
 }
 

@@ -1,4 +1,5 @@
-import { HubErrorCode, Session, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { HubErrorCode, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { LogValidator } from '../../shared/log-validator.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -11,11 +12,16 @@ function storedLogInvalid(sessionId: string): HubError {
   return new HubError(HubErrorCode.INTERNAL, `the stored log of ${sessionId} does not match this node's state`);
 }
 
-/** The validation state of one session on this node: a `Session` rebuilt from the store, kept up to date. */
+/**
+ * The validation state of one session on this node, rebuilt from the store and kept up to date: a `LogValidator`
+ * (length, surface index, what the surface rules need of its nodes, the open turn), never the events themselves.
+ */
 export interface CachedSession {
   readonly sessionId: string;
   epoch: string;
-  session: Session;
+  log: LogValidator;
+  /** `log.approximateBytes` when last measured (counted against the cache's byte budget). */
+  bytes: number;
   /** The cache missed events (a gap in notifications): refresh from the store before the next use. */
   stale: boolean;
   /** The entry may not match the stored log (it failed validation, or the store lost events it holds): rebuild
@@ -32,18 +38,23 @@ export interface SessionCacheDeps {
   readonly metrics: HubMetrics;
   readonly pageSize: number;
   readonly maxSessions: number;
+  /** Budget of the cached validation states, in (approximate) bytes: least recently used ones beyond it go. */
+  readonly maxBytes: number;
   readonly idleMs: number;
+  /** Validate appends against the lifecycle rules (`LIFECYCLE_VIOLATION`). */
+  readonly lifecycle: boolean;
 }
 
 /**
- * Sessions the append pipeline validates against, built from the store (`Session.fromLog`) on first use and
- * brought forward with `applyCommitted` from this node's commits, the session channels' live batches, or a store
- * read when a commit conflicts. Least recently used entries beyond `maxSessions`, and entries idle for `idleMs`,
- * are dropped.
+ * The validation states the append pipeline checks against, built from the store page by page on first use and
+ * brought forward from this node's commits, the session channels' live batches, or a store read when a commit
+ * conflicts. Least recently used entries beyond `maxSessions` or `maxBytes`, and entries idle for `idleMs`, are
+ * dropped (never one in use).
  */
 export class SessionCache {
   readonly #entries = new Map<string, CachedSession>();
   readonly #deps: SessionCacheDeps;
+  #bytes = 0;
 
   constructor(deps: SessionCacheDeps) {
     this.#deps = deps;
@@ -53,6 +64,11 @@ export class SessionCache {
     return this.#entries.size;
   }
 
+  /** Approximate bytes held by the cached entries. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** The entry of a session (loaded from the store when missing, refreshed when stale), marked in use. */
   async acquire(sessionId: string): Promise<CachedSession> {
     let entry = this.#entries.get(sessionId);
@@ -60,7 +76,10 @@ export class SessionCache {
       entry = await this.#load(sessionId);
       const raced = this.#entries.get(sessionId);
       if (raced !== undefined) entry = raced;
-      else this.#entries.set(sessionId, entry);
+      else {
+        this.#entries.set(sessionId, entry);
+        this.#bytes += entry.bytes;
+      }
     } else {
       this.#entries.delete(sessionId);
       this.#entries.set(sessionId, entry);
@@ -80,6 +99,8 @@ export class SessionCache {
   release(entry: CachedSession): void {
     entry.users--;
     entry.lastUsed = Date.now();
+    this.#measure(entry);
+    this.#evictOverflow();
   }
 
   /**
@@ -98,12 +119,12 @@ export class SessionCache {
       const head = knownEpoch === undefined ? await store.head(entry.sessionId) : undefined;
       const epoch = head?.epoch ?? knownEpoch;
       if (entry.rebuild || epoch !== entry.epoch) return await this.#rebuild(entry);
-      if (head !== undefined && head.headSeq < entry.session.length - 1) {
+      if (head !== undefined && head.headSeq < entry.log.length - 1) {
         this.storeLostEvents(entry, head.headSeq);
         return await this.#rebuild(entry);
       }
       for (;;) {
-        const page = await store.readPage(entry.sessionId, entry.session.length, pageSize);
+        const page = await store.readPage(entry.sessionId, entry.log.length, pageSize);
         if (page.epoch !== entry.epoch) return await this.refresh(entry);
         if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
         if (page.events.length < pageSize) return;
@@ -126,8 +147,9 @@ export class SessionCache {
       throw storedLogInvalid(entry.sessionId);
     }
     entry.epoch = fresh.epoch;
-    entry.session = fresh.session;
+    entry.log = fresh.log;
     entry.rebuild = false;
+    this.#measure(entry);
   }
 
   /**
@@ -162,7 +184,7 @@ export class SessionCache {
    */
   storeLostEvents(entry: CachedSession, storeHeadSeq: number): void {
     this.#deps.logger.warn(
-      { sessionId: entry.sessionId, storeHeadSeq, cachedHeadSeq: entry.session.length - 1 },
+      { sessionId: entry.sessionId, storeHeadSeq, cachedHeadSeq: entry.log.length - 1 },
       'the store holds fewer events than this node saw in the same epoch (lost writes?): rebuilding from the store',
     );
     entry.stale = true;
@@ -176,14 +198,14 @@ export class SessionCache {
     if (entry.users > 0) {
       entry.stale = true;
       entry.rebuild = true;
-    } else this.#entries.delete(sessionId);
+    } else this.#drop(sessionId, entry);
     this.#deps.metrics.cachedSessions.set(this.#entries.size);
   }
 
   /** Drop entries unused for `idleMs`. */
   sweep(now = Date.now()): void {
     for (const [sessionId, entry] of this.#entries) {
-      if (entry.users === 0 && now - entry.lastUsed >= this.#deps.idleMs) this.#entries.delete(sessionId);
+      if (entry.users === 0 && now - entry.lastUsed >= this.#deps.idleMs) this.#drop(sessionId, entry);
     }
     this.#deps.metrics.cachedSessions.set(this.#entries.size);
   }
@@ -198,21 +220,23 @@ export class SessionCache {
 
   clear(): void {
     this.#entries.clear();
+    this.#bytes = 0;
     this.#deps.metrics.cachedSessions.set(0);
   }
 
   /** Apply events at the entry's end: 'gap' (marked stale) when they do not start there, 'invalid' when rejected. */
   #applyTo(entry: CachedSession, events: readonly SessionEvent[], checked = false): 'applied' | 'gap' | 'invalid' {
-    const fresh = events.filter((event) => event.seq >= entry.session.length);
+    const fresh = events.filter((event) => event.seq >= entry.log.length);
     if (fresh.length === 0) return 'applied';
-    if (fresh[0]!.seq !== entry.session.length) {
+    if (fresh[0]!.seq !== entry.log.length) {
       entry.stale = true;
       return 'gap';
     }
     try {
       // This node's own commits were validated against this very session just before: no second content check.
-      if (checked) entry.session.applyChecked(fresh);
-      else entry.session.applyCommitted(fresh);
+      if (checked) entry.log.commitChecked(fresh);
+      else entry.log.checkStored(fresh, true);
+      if (entry.users === 0) this.#measure(entry);
       return 'applied';
     } catch (error) {
       this.#deps.logger.error({ err: error, sessionId: entry.sessionId }, 'stored events failed validation');
@@ -221,32 +245,48 @@ export class SessionCache {
     }
   }
 
-  /** Build an entry from the store: the head's epoch, and every page read in that same epoch (else start over). */
+  /**
+   * Build an entry from the store: the head's epoch, and every page read in that same epoch folded into a new
+   * validator page by page (else start over), so a long log never sits in memory whole.
+   */
   async #load(sessionId: string): Promise<CachedSession> {
-    const { store, pageSize } = this.#deps;
+    const { store, pageSize, lifecycle } = this.#deps;
     for (let attempt = 0; attempt < maxLoadAttempts; attempt++) {
       const head = await store.head(sessionId);
-      const events: SessionEvent[] = [];
+      const log = new LogValidator({ lifecycle });
       let sameEpoch = true;
       for (;;) {
-        const page = await store.readPage(sessionId, events.length, pageSize);
-        sameEpoch = page.epoch === head.epoch;
+        const page = await store.readPage(sessionId, log.length, pageSize);
+        sameEpoch = page.epoch === head.epoch || (page.epoch === undefined && head.headSeq === -1);
         if (!sameEpoch) break;
-        events.push(...page.events);
+        log.checkStored(page.events, true);
         if (page.events.length < pageSize) break;
       }
       if (sameEpoch) {
-        const session = Session.fromLog(events);
-        return { sessionId, epoch: head.epoch, session, stale: false, rebuild: false, lastUsed: 0, users: 0 };
+        const bytes = log.approximateBytes;
+        return { sessionId, epoch: head.epoch, log, bytes, stale: false, rebuild: false, lastUsed: 0, users: 0 };
       }
     }
     throw new HubError(HubErrorCode.STORE_UNAVAILABLE, `the epoch of ${sessionId} kept changing while loading it`);
   }
 
+  /** Re-measure an entry's size (it changes as events are folded in). */
+  #measure(entry: CachedSession): void {
+    const bytes = entry.log.approximateBytes;
+    if (this.#entries.get(entry.sessionId) === entry) this.#bytes += bytes - entry.bytes;
+    entry.bytes = bytes;
+  }
+
+  #drop(sessionId: string, entry: CachedSession): void {
+    this.#entries.delete(sessionId);
+    this.#bytes -= entry.bytes;
+  }
+
   #evictOverflow(): void {
+    const { maxSessions, maxBytes } = this.#deps;
     for (const [sessionId, entry] of this.#entries) {
-      if (this.#entries.size <= this.#deps.maxSessions) break;
-      if (entry.users === 0) this.#entries.delete(sessionId);
+      if (this.#entries.size <= maxSessions && this.#bytes <= maxBytes) break;
+      if (entry.users === 0) this.#drop(sessionId, entry);
     }
     this.#deps.metrics.cachedSessions.set(this.#entries.size);
   }

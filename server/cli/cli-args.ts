@@ -26,6 +26,8 @@ export interface ServeOptions {
   readonly metricsHost: string;
   /** The limits set by flag or env (the others keep `defaultLimits`). */
   readonly limits: Partial<HubLimits>;
+  /** Whether appends must keep the lifecycle rules (see `HubConfig.lifecycle`). */
+  readonly lifecycle: 'enforce' | 'off';
   /** Serve the web inspector at /inspect (`--no-inspector` turns it off). */
   readonly inspector: boolean;
   /** Presence TTL (ms); undefined: the hub's default. */
@@ -53,6 +55,9 @@ Options:
   --metrics-port <n>   also serve GET /metrics WITHOUT a token on this port (env SESSION_HUB_METRICS_PORT);
                        on the main port /metrics needs an admin token when auth is on
   --metrics-host <addr>  interface of the metrics listener (env SESSION_HUB_METRICS_HOST; default: --host)
+  --lifecycle <mode>   enforce: refuse appends that break the turn/step/tool-call rules
+                       (LIFECYCLE_VIOLATION); off: for logs of extension events only (env SESSION_HUB_LIFECYCLE;
+                       default enforce)
   --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
@@ -132,6 +137,11 @@ function parseLimit(name: string, text: string): number {
   return value;
 }
 
+function parseLifecycle(text: string): 'enforce' | 'off' {
+  if (text !== 'enforce' && text !== 'off') throw new UsageError(`invalid lifecycle mode "${text}" (enforce or off)`);
+  return text;
+}
+
 function parseMs(name: string, text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 100 || value > 3_600_000) {
@@ -182,6 +192,7 @@ export function parseServeArgs(
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
         ...limitOptions,
+        lifecycle: { type: 'string' },
         'no-inspector': { type: 'boolean' },
         'presence-ttl-ms': { type: 'string' },
         'auth-secret': { type: 'string' },
@@ -231,6 +242,7 @@ export function parseServeArgs(
     metricsPort: optional(values['metrics-port'] ?? nonEmpty(env['SESSION_HUB_METRICS_PORT']), parsePort),
     metricsHost: values['metrics-host'] ?? nonEmpty(env['SESSION_HUB_METRICS_HOST']) ?? host,
     limits: parseLimits(values, env),
+    lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['SESSION_HUB_LIFECYCLE']) ?? 'enforce'),
     inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),

@@ -212,6 +212,7 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
   const sessionId = decodeSessionId(rawSessionId);
   const principal = await authorize(request, sessionId, 'append', deps);
   deps.principalRate.checkAppend(principal, request.socket.remoteAddress);
+  const keyOwner = principal.subject;
   const body = await readBody(request, deps.limits.maxFrameBytes);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HubError(
@@ -230,7 +231,7 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
   if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
   // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
   if (message.time !== undefined) await authorize(request, sessionId, 'admin', deps);
-  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append(message));
+  const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
   const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
   return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
 }

@@ -114,6 +114,20 @@ export type GroupCommitResult =
       readonly keys: readonly (KnownKey | undefined)[];
     };
 
+/** Which of some appends' idempotency keys a session knows (see `EventStore.lookupKeys`). */
+export interface KeyLookupRequest {
+  readonly sessionId: string;
+  /** Appends as they would be committed: `keys[i]` answers `batches[i]` (undefined when it has no key). */
+  readonly batches: readonly CommitBatch[];
+}
+
+export interface KeyLookup {
+  /** The session's epoch; undefined when it has none (nothing was ever written, or it was deleted). */
+  readonly epoch: string | undefined;
+  /** What each batch's key committed, undefined when the key is new (or the batch has none). */
+  readonly keys: readonly (KnownKey | undefined)[];
+}
+
 /** Committed events of one session, as every hub node sees them (order by seq; may arrive with gaps). */
 export interface CommittedBatch {
   readonly sessionId: string;
@@ -158,6 +172,12 @@ export interface EventStore {
    * key: `commit` is the group of one. Duplicate keys within the group are a `StoreRequestError`.
    */
   commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult>;
+  /**
+   * Whether the batches' idempotency keys committed before, and with the same content (`sameBatch`), as
+   * `commitGroup` would answer `keys-known`, without writing anything (no epoch is created). For a retried append
+   * that no longer validates at the current head.
+   */
+  lookupKeys(request: KeyLookupRequest): Promise<KeyLookup>;
   /** Up to `limit` events with seq ≥ `fromSeq`, ascending. */
   read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
   /**

@@ -1,6 +1,6 @@
 import { hasLoneSurrogate } from '../../shared/check-helpers.ts';
 import { isSeq, maxIdempotencyKeyUnits } from '../../shared/protocol-parse.ts';
-import { StoreRequestError, type GroupCommitRequest } from './event-store.ts';
+import { StoreRequestError, type GroupCommitRequest, type KeyLookupRequest } from './event-store.ts';
 import { validateSessionId } from './session-id.ts';
 
 /** Longest accepted idempotency key, in UTF-16 code units. */
@@ -15,8 +15,19 @@ export function checkGroupCommitRequest(request: GroupCommitRequest): void {
   if (!Array.isArray(request.batches) || request.batches.length === 0) {
     throw new StoreRequestError('a group commit needs at least one batch');
   }
+  checkBatches(request.batches);
+}
+
+/** Throws `StoreRequestError` unless the key lookup is well-formed (the batches as in a group commit). */
+export function checkKeyLookupRequest(request: KeyLookupRequest): void {
+  validateSessionId(request.sessionId);
+  if (!Array.isArray(request.batches)) throw new StoreRequestError('a key lookup needs an array of batches');
+  checkBatches(request.batches);
+}
+
+function checkBatches(batches: GroupCommitRequest['batches']): void {
   const keys = new Set<string>();
-  for (const batch of request.batches) {
+  for (const batch of batches) {
     if (!Array.isArray(batch.events) || batch.events.length === 0) {
       throw new StoreRequestError('a commit needs at least one event');
     }

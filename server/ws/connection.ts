@@ -259,7 +259,8 @@ export class Connection {
           ? authorized
           : authorized.then(() => this.#authorize('admin', message.sessionId));
       const { metrics, pipeline } = this.#deps;
-      outcome = await measureAppend(metrics, () => pipeline.append(message, ready));
+      const keyOwner = this.#principal?.subject ?? '';
+      outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
     } catch (error) {
       this.#fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;

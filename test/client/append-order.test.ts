@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore, StoreUnavailableError } from '../../server/index.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/index.ts';
+import { ownedIdempotencyKey } from '../../server/append/owned-key.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
-/** A memory store that is "unreachable" for the first commit of each idempotency key listed. */
+/** A memory store that is "unreachable" for the first commit of each idempotency key listed (as stored). */
 class FlakyCommitStore extends MemoryStore {
   readonly failFirst = new Set<string>();
 
@@ -32,7 +33,7 @@ describe('pipelined appends to one session', () => {
   });
 
   it('commit in call order even when the first one gets STORE_UNAVAILABLE and is retried', async () => {
-    store.failFirst.add('order-0');
+    store.failFirst.add(ownedIdempotencyKey('anonymous', 'order-0'));
     const appends = [0, 1, 2, 3].map((n) =>
       client.append('order/1', { type: 'test/n', data: { n } }, { idempotencyKey: `order-${n}` }),
     );

@@ -24,6 +24,9 @@ describe('SDK: append timeouts', () => {
     hub = await startHub({ store });
     client = new HubClient({ url: hub.wsUrl, requestTimeoutMs: Number.POSITIVE_INFINITY });
     releaseHeld = () => store.release();
+    // Connected first, so every append below goes on the wire at once (one never sent would be NOT_SENT).
+    await new Promise<void>((resolve) => client!.once('state', () => resolve()));
+    expect(client.state).toBe('connected');
     const settled: string[] = [];
     const appends = [
       client.append('timeout/1', note(0)),

@@ -43,14 +43,17 @@ describe('outbox: appends while disconnected', () => {
     expect(states.every((state, index) => index === 0 || states[index - 1] !== state)).toBe(true);
   });
 
-  it('an append with no ack in time rejects with TIMEOUT and its key, and is never sent afterwards', async () => {
+  it('an append never sent in time rejects with NOT_SENT and its key, and is never sent afterwards', async () => {
     const port = await freePort();
     const client = new HubClient({ url: wsUrl(port), reconnect: fastRetry });
     cleanup.push(() => client.close());
     const error = await client
       .append('outbox/2', user('late'), { timeoutMs: 50, idempotencyKey: 'k-late' })
       .catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'TIMEOUT', details: { idempotencyKey: 'k-late', timeoutMs: 50 } });
+    expect(error).toMatchObject({
+      code: 'NOT_SENT',
+      details: { idempotencyKey: 'k-late', timeoutMs: 50, sent: false },
+    });
     expect(client.pendingAppends).toBe(0);
 
     const store = memoryStore();

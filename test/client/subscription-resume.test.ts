@@ -33,7 +33,7 @@ function harness(fromSeq = 0) {
     retryDelay: () => 0,
     detach: () => undefined,
   };
-  const subscription = new Subscription(link, 's', fromSeq);
+  const subscription = new Subscription(link, 's', { fromSeq, epoch: undefined, events: [] });
   const seen: number[] = [];
   const errors: string[] = [];
   subscription.on('event', (event) => seen.push(event.seq));

@@ -13,6 +13,7 @@ describe('session-hub serve: arguments', () => {
       auth: { mode: 'open' },
       metricsHost: '127.0.0.1',
       limits: {},
+      lifecycle: 'enforce',
       inspector: true,
     });
   });
@@ -48,11 +49,22 @@ describe('session-hub serve: arguments', () => {
       auth: { mode: 'open' },
       metricsHost: '0.0.0.0',
       limits: {},
+      lifecycle: 'enforce',
       inspector: true,
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
     ).toMatchObject({ port: 0, redisUrl: 'redis://x:1', keyPrefix: 'p:', logLevel: 'debug', host: '0.0.0.0' });
+  });
+
+  it('takes --lifecycle enforce|off (env SESSION_HUB_LIFECYCLE), nothing else', () => {
+    expect(parseServeArgs(['--lifecycle', 'off'], {})).toMatchObject({ lifecycle: 'off' });
+    expect(parseServeArgs([], { SESSION_HUB_LIFECYCLE: 'off' })).toMatchObject({ lifecycle: 'off' });
+    expect(parseServeArgs(['--lifecycle=enforce'], { SESSION_HUB_LIFECYCLE: 'off' })).toMatchObject({
+      lifecycle: 'enforce',
+    });
+    expect(() => parseServeArgs(['--lifecycle', 'lenient'], {})).toThrow(/invalid lifecycle mode "lenient"/);
+    expect(serveUsage).toMatch(/--lifecycle <mode>/);
   });
 
   it('answers --help and refuses unknown flags and bad ports', () => {

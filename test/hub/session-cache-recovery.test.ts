@@ -23,12 +23,23 @@ const replaceFirst = {
 
 let nodes = 0;
 /** One hub node's append path (pipeline and session cache) on `store`. */
-function node(store: EventStore): { append: (input: AppendInput) => Promise<{ firstSeq: number }> } {
+function node(store: EventStore): {
+  append: (input: Omit<AppendInput, 'keyOwner'>) => Promise<{ firstSeq: number }>;
+} {
   const logger = createLogger('silent');
   const metrics = new HubMetrics('t_', `n${nodes++}`);
-  const cache = new SessionCache({ store, logger, metrics, pageSize: 100, maxSessions: 100, idleMs: 60_000 });
+  const cache = new SessionCache({
+    store,
+    logger,
+    metrics,
+    pageSize: 100,
+    maxSessions: 100,
+    maxBytes: 1 << 20,
+    idleMs: 60_000,
+    lifecycle: true,
+  });
   const pipeline = new AppendPipeline({ store, cache, limits: resolveLimits(), retries: 3, logger, metrics });
-  return { append: (input) => pipeline.append(input) };
+  return { append: (input) => pipeline.append({ ...input, keyOwner: 'test' }) };
 }
 
 /**

@@ -34,7 +34,9 @@ describe('hub session cache', () => {
       metrics: new HubMetrics('test_', 'node'),
       pageSize: 100,
       maxSessions: 10,
+      maxBytes: 1 << 20,
       idleMs: 60_000,
+      lifecycle: true,
     });
     const entry = await cache.acquire('s');
     const { epoch } = entry;

@@ -10,6 +10,13 @@ const toolResult = (content: string, extra: Record<string, unknown> = {}) => ({
   data: { turn: 1, step: 1, message: { role: 'tool', toolCallId: 'c', toolName: 't', content, isError: false } },
   ...extra,
 });
+/** A turn whose step calls tool `t` (id `c`): the tool result that follows is at seq 4. */
+const callingTurn = [
+  user('q'),
+  { type: 'turn/start', data: { turn: 1 } },
+  { type: 'step/start', data: { turn: 1, step: 1 } },
+  { type: 'tool/call', data: { turn: 1, step: 1, callId: 'c', name: 't', arguments: '{}' } },
+];
 
 async function post(hub: TestHub, events: unknown[]): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${hub.url}/v1/sessions/s/events`, {
@@ -40,22 +47,22 @@ describe('hub: an append validated against a deleted epoch', () => {
   });
 
   it('is re-validated on the new log: refused, and the stored log stays valid', async () => {
-    expect((await post(nodeA, [user('q'), toolResult('long')])).status).toBe(201);
+    expect(await post(nodeA, [...callingTurn, toolResult('long')])).toMatchObject({ status: 201 });
     expect((await fetch(`${nodeB.url}/v1/sessions/s`, { method: 'DELETE' })).status).toBeLessThan(300);
     const { epoch } = await storeB.head('s');
-    expect((await post(nodeB, [user('x'), user('y')])).status).toBe(201);
-    // Valid on A's cached (old) session, invalid on the new log: seq 1 is a user/message now.
-    const pruned = toolResult('pruned', { surfaceOp: { op: 'replace', startSeq: 1, endSeq: 1 }, sourceEventSeqs: [1] });
+    expect((await post(nodeB, ['x', 'y', 'u', 'v', 'w'].map(user))).status).toBe(201);
+    // Valid on A's cached (old) session, invalid on the new log: seq 4 is a user/message now.
+    const pruned = toolResult('pruned', { surfaceOp: { op: 'replace', startSeq: 4, endSeq: 4 }, sourceEventSeqs: [4] });
     const stale = await post(nodeA, [pruned]);
     expect(stale.status).toBeGreaterThanOrEqual(400);
     expect(stale.body).not.toMatchObject({ error: { code: 'SEQ_CONFLICT' } });
     const log = await storeA.read('s', 0, 100);
-    expect(log.map((event) => event.type)).toEqual(['user/message', 'user/message']);
+    expect(log.map((event) => event.type)).toEqual(Array(5).fill('user/message'));
     expect(() => Session.fromLog(log)).not.toThrow();
     // Both nodes keep appending normally afterwards.
     const next = await post(nodeB, [user('z')]);
-    expect(next).toMatchObject({ status: 201, body: { epoch, firstSeq: 2 } });
-    expect(await post(nodeA, [user('w')])).toMatchObject({ status: 201, body: { epoch, firstSeq: 3 } });
+    expect(next).toMatchObject({ status: 201, body: { epoch, firstSeq: 5 } });
+    expect(await post(nodeA, [user('w')])).toMatchObject({ status: 201, body: { epoch, firstSeq: 6 } });
     expect(() => Session.fromLog(log)).not.toThrow();
   });
 });

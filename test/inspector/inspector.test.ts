@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
@@ -19,7 +21,14 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const SCREENSHOT = fileURLToPath(new URL('../../docs/images/inspector.png', import.meta.url));
+/**
+ * Every run writes a screenshot of the session view: to the system's temp dir, or with `UPDATE_SCREENSHOTS=1` over
+ * the picture the README shows (docs/images/inspector.png), so an ordinary run leaves the work tree clean.
+ */
+const SCREENSHOT =
+  process.env['UPDATE_SCREENSHOTS'] === '1'
+    ? fileURLToPath(new URL('../../docs/images/inspector.png', import.meta.url))
+    : join(tmpdir(), 'session-hub-inspector.png');
 const WAIT = { timeout: 20_000 };
 
 /** The texts of the transcript's messages, in order (`role: text`). */

@@ -302,6 +302,44 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       expect(await a.deleteSession(newSession())).toBe(false);
     });
 
+    it('looks idempotency keys up without writing: known with the same or another batch, unknown, none', async () => {
+      const sessionId = newSession();
+      const batch = drafts(2, 'keyed');
+      expect(await b.lookupKeys({ sessionId, batches: [{ events: batch, idempotencyKey: 'k' }] })).toEqual({
+        epoch: undefined,
+        keys: [undefined],
+      });
+      expect(await b.listSessions(sessionId)).toEqual([]); // the lookup created no epoch
+      await a.commit({ sessionId, expectedSeq: 0, events: drafts(1, 'before') });
+      const original = await a.commit({ sessionId, expectedSeq: 1, events: batch, idempotencyKey: 'k' });
+      if (original.status !== 'committed') throw new Error(original.status);
+      const time = original.events[0]!.time;
+      const lookup = await b.lookupKeys({
+        sessionId,
+        batches: [
+          { events: batch, idempotencyKey: 'k' },
+          { events: drafts(1), idempotencyKey: 'unknown' },
+          { events: drafts(1) },
+        ],
+      });
+      expect(lookup).toEqual({
+        epoch: original.epoch,
+        keys: [{ firstSeq: 1, lastSeq: 2, time, sameBatch: true }, undefined, undefined],
+      });
+      const other = await b.lookupKeys({ sessionId, batches: [{ events: drafts(2, 'other'), idempotencyKey: 'k' }] });
+      expect(other.keys).toEqual([{ firstSeq: 1, lastSeq: 2, time, sameBatch: false }]);
+      expect(await a.read(sessionId, 0, 10)).toHaveLength(3);
+      await expect(
+        a.lookupKeys({
+          sessionId,
+          batches: [
+            { events: batch, idempotencyKey: 'k' },
+            { events: batch, idempotencyKey: 'k' },
+          ],
+        }),
+      ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    });
+
     it('lists only the sessions under a prefix, glob characters in ids taken literally', async () => {
       const tenant = `t-${randomUUID().slice(0, 8)}`;
       const ids = [`${tenant}[1]/a`, `${tenant}[1]/b*`, `${tenant}1/c`, `${tenant}?/d`];

@@ -134,6 +134,7 @@ async function serve(options: ServeOptions): Promise<number> {
     logger,
     auth: createHubAuth(authenticator),
     nodeName,
+    lifecycle: options.lifecycle,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     limits: options.limits,

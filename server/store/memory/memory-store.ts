@@ -9,13 +9,15 @@ import {
   type EventStore,
   type GroupCommitRequest,
   type GroupCommitResult,
+  type KeyLookup,
+  type KeyLookupRequest,
   type KnownKey,
   type SessionHead,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { MemoryBackend } from './memory-backend.ts';
+import { MemoryBackend, type MemorySession } from './memory-backend.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
-import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
+import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
@@ -81,13 +83,7 @@ export class MemoryStore implements EventStore {
     checkGroupCommitRequest(request);
     const session = this.backend.session(request.sessionId);
     const { epoch } = session;
-    const keys = request.batches.map((batch): KnownKey | undefined => {
-      const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
-      if (record === undefined) return undefined;
-      const { firstSeq, lastSeq, time } = record;
-      const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
-      return { firstSeq, lastSeq, time, sameBatch };
-    });
+    const keys = knownKeys(session, request);
     if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch, keys };
     const firstSeq = session.events.length;
     const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
@@ -109,6 +105,14 @@ export class MemoryStore implements EventStore {
     if (events.length > 0) this.backend.written(session);
     this.backend.publish({ sessionId: request.sessionId, epoch, events });
     return { status: 'committed', epoch, events };
+  }
+
+  async lookupKeys(request: KeyLookupRequest): Promise<KeyLookup> {
+    this.#checkOpen();
+    checkKeyLookupRequest(request);
+    const session = this.backend.peek(request.sessionId);
+    if (session === undefined) return { epoch: undefined, keys: request.batches.map(() => undefined) };
+    return { epoch: session.epoch, keys: knownKeys(session, request) };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
@@ -168,4 +172,18 @@ export class MemoryStore implements EventStore {
   #checkOpen(): void {
     if (this.#closed) throw new StoreUnavailableError('the store is closed');
   }
+}
+
+/** What each batch's idempotency key committed in `session` (undefined: new key, or none). */
+function knownKeys(
+  session: MemorySession,
+  request: { readonly batches: GroupCommitRequest['batches'] },
+): (KnownKey | undefined)[] {
+  return request.batches.map((batch): KnownKey | undefined => {
+    const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
+    if (record === undefined) return undefined;
+    const { firstSeq, lastSeq, time } = record;
+    const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
+    return { firstSeq, lastSeq, time, sameBatch };
+  });
 }

@@ -13,6 +13,8 @@ import {
   type EventStore,
   type GroupCommitRequest,
   type GroupCommitResult,
+  type KeyLookup,
+  type KeyLookupRequest,
   type KnownKey,
   type SessionHead,
   type StoreWatchHandlers,
@@ -32,7 +34,7 @@ import {
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
-import { checkGroupCommitRequest, checkReadRequest } from '../request-check.ts';
+import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
@@ -262,8 +264,34 @@ export class RedisStore implements EventStore {
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
   }
 
+  /** The epoch and the keys' records in one `MULTI` (`GET`, `HMGET`): reads only, nothing is created. */
+  async lookupKeys(request: KeyLookupRequest): Promise<KeyLookup> {
+    checkKeyLookupRequest(request);
+    const keys = sessionKeys(this.keyPrefix, request.sessionId);
+    const asked = request.batches.map((batch) => batch.idempotencyKey);
+    const present = asked.filter((key): key is string => key !== undefined);
+    const replies = await this.#call('lookup', false, async () => {
+      const transaction = this.#redis.multi().get(keys.epoch);
+      if (present.length > 0) transaction.hmget(keys.idempotency, ...present);
+      const results = await transaction.exec();
+      if (results === null) throw new StoreUnavailableError('redis lookup: the transaction was discarded');
+      for (const [error] of results) if (error !== null) throw error;
+      return results.map(([, result]) => result);
+    });
+    const [epoch, records = []] = replies as [string | null, (string | null)[] | undefined];
+    let next = 0;
+    const known = await Promise.all(
+      asked.map((key, index) => {
+        if (key === undefined) return undefined;
+        const record = records[next++] ?? null;
+        return record === null ? undefined : this.#knownKey(request, index, record);
+      }),
+    );
+    return { epoch: epoch ?? undefined, keys: known };
+  }
+
   /** What a known key committed, and whether it was this batch (compared with the stored events). */
-  async #knownKey(request: GroupCommitRequest, index: number, record: string): Promise<KnownKey> {
+  async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
     const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
     const drafts = request.batches[index]!.events;
     const stored = digest === '' ? await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1) : [];

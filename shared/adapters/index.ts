@@ -1,0 +1,9 @@
+// session-hub/adapters: derived messages in and out of the provider request formats (pure, isomorphic).
+export { toOpenAIChat } from './to-openai-chat.ts';
+export type { OpenAIChatOptions } from './to-openai-chat.ts';
+export { toOpenAIResponses } from './to-openai-responses.ts';
+export { toAnthropic } from './to-anthropic.ts';
+export { draftsFromOpenAIChat } from './from-openai-chat.ts';
+export { draftsFromAnthropic } from './from-anthropic.ts';
+export type { AdapterInput } from './history.ts';
+export type * from './types.ts';
