@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseJsonl, SessionLogError, toJsonl, type SessionEvent } from '../../shared/index.ts';
+import { parseJsonl, SessionLogError, toJsonl, validateLifecycle, type SessionEvent } from '../../shared/index.ts';
 import { CliFailure } from './command.ts';
 
 /** What `session-hub import` sends: the file's events from `start` on (the ones before are in the target). */
@@ -48,13 +48,14 @@ function firstSeq(text: string, line: number | undefined): number | undefined {
  * The file is a whole log (seqs from 0) or, with `append`, may continue the target (its first seq is at most the
  * target's length; the target's events before it are taken as the log's beginning). Target events that overlap
  * the file must equal the file's (an import interrupted earlier, resumed); any other non-empty target is refused
- * unless `append` and the file starts right after it. Times must never go back and not lie in the future.
+ * unless `append` and the file starts right after it. Times must never go back and not lie in the future; the
+ * lifecycle rules (turns, steps, tool calls) hold unless `lifecycle` is false.
  * Throws `CliFailure` whose message names the line and the rule.
  */
 export function planImport(
   text: string,
   target: readonly SessionEvent[],
-  options: { readonly append: boolean; readonly now: number },
+  options: { readonly append: boolean; readonly now: number; readonly lifecycle?: boolean },
 ): ImportPlan {
   const lines = eventLines(text);
   if (lines.length === 0) throw new CliFailure('the file holds no events');
@@ -80,6 +81,13 @@ export function planImport(
   for (let seq = Math.max(offset, 1); seq < events.length; seq++) {
     if (events[seq]!.time < events[seq - 1]!.time) {
       throw new CliFailure(`line ${lineOf(seq)}: time ${events[seq]!.time} is before the previous event's time`);
+    }
+  }
+  // The lifecycle rules a hub enforces by default (turns, steps, tool calls), unless the caller says it does not.
+  if (options.lifecycle !== false) {
+    const violation = validateLifecycle(events).find((found) => found.seq >= offset);
+    if (violation !== undefined) {
+      throw new CliFailure(`line ${lineOf(violation.seq)}: ${violation.code}: ${violation.message}`);
     }
   }
   const last = events[events.length - 1]!;

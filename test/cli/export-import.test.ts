@@ -61,8 +61,9 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
 
   it('export → import into another hub → export gives byte-identical JSONL (hub-stamped times and replaces)', async () => {
     const turn = (n: number) => ({ type: 'turn/start', data: { turn: n } });
+    const turnEnd = { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } };
     await append(source, 'acme/run-1', [turn(1)]);
-    await append(source, 'acme/run-1', [{ type: 'test/note', data: { text: 'ünïcode ✓', n: 1.5 } }, turn(2)]);
+    await append(source, 'acme/run-1', [{ type: 'test/note', data: { text: 'ünïcode ✓', n: 1.5 } }, turnEnd]);
     await append(source, 'acme/run-1', [{ type: 'test/note', data: { nested: { list: [1, null, 'x'] } } }]);
     const replace = await runCliHere([
       'import',
@@ -120,6 +121,7 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
     ['a line that is not JSON', 3, '{"seq":2,"type":"turn/start",'],
     ['a wrong seq', 3, '{"seq":5,"type":"turn/start","time":3,"data":{"turn":2}}'],
     ['a time that goes back', 3, '{"seq":2,"type":"turn/start","time":1,"data":{"turn":2}}'],
+    ['a second turn inside the first (lifecycle)', 3, '{"seq":2,"type":"turn/start","time":3,"data":{"turn":2}}'],
   ])('refuses a file with %s: exit 1, the line number, nothing written', async (_, line, text) => {
     const good = [
       '{"seq":0,"type":"turn/start","time":2,"data":{"turn":1}}',

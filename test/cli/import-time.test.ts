@@ -8,7 +8,7 @@ import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { hs256Issuer } from '../helpers/tokens.ts';
 
 const issuer = hs256Issuer();
-const turn = (n: number) => ({ type: 'turn/start', data: { turn: n } });
+const turn = (n: number) => ({ type: 'test/note', data: { n } });
 
 describe.each(storeEngines('import-time:'))('import mode of the append API ($name engine)', ({ open }) => {
   let engine: Engine;

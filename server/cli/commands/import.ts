@@ -15,8 +15,8 @@ const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
 const usage = `Usage: session-hub import <file|-> --session <id> [--append] [options]
 
 Appends the events of a JSONL log (as written by export; - reads stdin) to a session, keeping each event's
-original time. The whole file is validated first (seqs, event shapes, surface rules, times that never go back
-and are not in the future): a bad line is reported with its number and nothing is sent. Events are then sent
+original time. The whole file is validated first (seqs, event shapes, surface rules, the lifecycle rules, times
+that never go back and are not in the future): a bad line is reported with its number and nothing is sent. Events are then sent
 in appends whose idempotency keys derive from their content, so running an interrupted import again finishes
 it without duplicates. A target that already holds other events is refused unless --append, and then the file
 must continue its log (the file's first seq is where it joins). Needs append and admin on the session (keeping
@@ -25,6 +25,7 @@ the original times is an admin-only import mode). A progress bar is drawn on std
 Options:
   --session <id>       the session to import into (required)
   --append             the target is not empty: the file continues its log
+  --no-lifecycle-check skip the turn/step/tool-call rules (for a hub started with --lifecycle off)
 ${HUB_OPTIONS_USAGE}
 
 Example:
@@ -36,7 +37,12 @@ export const importCommand: Command = {
   summary: 'append a JSONL log to a session, keeping its times (resumable)',
   usage,
   async run(args, io) {
-    const options = { ...HUB_OPTIONS, session: { type: 'string' }, append: { type: 'boolean' } } as const;
+    const options = {
+      ...HUB_OPTIONS,
+      session: { type: 'string' },
+      append: { type: 'boolean' },
+      'no-lifecycle-check': { type: 'boolean' },
+    } as const;
     const parsed = parseCommandArgs(args, options, 1);
     if (parsed === 'help') {
       io.stdout.write(usage);
@@ -52,7 +58,11 @@ export const importCommand: Command = {
     await readPages(http, sessionId, (events) => {
       target.push(...events);
     });
-    const plan = planImport(text, target, { append: parsed.values.append === true, now: Date.now() });
+    const plan = planImport(text, target, {
+      append: parsed.values.append === true,
+      now: Date.now(),
+      lifecycle: parsed.values['no-lifecycle-check'] !== true,
+    });
     const batches = importBatches(plan.events.slice(plan.start), batchLimits);
     const progress = progressBar(io.stderr, `import ${sessionId}`);
     progress.start(plan.events.length, plan.start);
