@@ -255,9 +255,7 @@ export class Connection {
       const authorized = this.#authorize('append', message.sessionId);
       // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
       const ready =
-        message.time === undefined
-          ? authorized
-          : authorized.then(() => this.#authorize('admin', message.sessionId));
+        message.time === undefined ? authorized : authorized.then(() => this.#authorize('admin', message.sessionId));
       const { metrics, pipeline } = this.#deps;
       const keyOwner = this.#principal?.subject ?? '';
       outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
