@@ -5,14 +5,10 @@
  * hub's own logic and how much is socket, Redis client, promise and GC work around it (docs/performance.md).
  */
 import { pathToFileURL } from 'node:url';
-import {
-  decodeFrame,
-  encodeFrame,
-  parseClientMessage,
-  Session,
-  type AppendRequest,
-  type ClientMessage,
-} from '../shared/index.ts';
+import { Session } from '../shared/index.ts';
+import { decodeFrame, encodeFrame } from '../shared/codec.ts';
+import { parseClientMessage } from '../shared/protocol-parse.ts';
+import { type AppendRequest, type ClientMessage } from '../shared/protocol.ts';
 import { assertDraftSizes } from '../server/limits/event-size.ts';
 import { defaultLimits } from '../server/config.ts';
 import { encodeEventBody } from '../server/store/codec/event-codec.ts';

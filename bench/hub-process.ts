@@ -1,19 +1,22 @@
 /**
  * Child-process entry of one hub node for the bench (see child/probe.ts for the IPC): a `RedisStore` on
- * BENCH_CONFIG.redisUrl and `createHub` on 127.0.0.1, a free port. Logs at LOG_LEVEL (default warn).
+ * BENCH_CONFIG.redisUrl (or the Redis Cluster of BENCH_CONFIG.redisCluster) and `createHub` on 127.0.0.1, a free port. Logs at LOG_LEVEL (default warn).
  */
 import { createHub, RedisStore } from '../server/index.ts';
 import { serveInChild } from './child/probe.ts';
 
 export interface HubProcessConfig {
   readonly redisUrl: string;
+  readonly redisCluster?: readonly string[];
   readonly nodeName: string;
 }
 
 const config = JSON.parse(process.env['BENCH_CONFIG'] ?? '{}') as HubProcessConfig;
 
 await serveInChild(async () => {
-  const store = await RedisStore.open({ url: config.redisUrl });
+  const store = await RedisStore.open(
+    config.redisCluster === undefined ? { url: config.redisUrl } : { cluster: config.redisCluster },
+  );
   const hub = createHub({
     store,
     port: 0,

@@ -34,7 +34,7 @@ async function rawAppender(port: number): Promise<BenchAppender> {
   };
 }
 
-/** The hub: each node a child process (`hub-process.ts`) on the bench Redis. */
+/** The hub: each node a child process (`hub-process.ts`) on the bench Redis (or the context's Redis Cluster). */
 export function hubTarget(context: BenchContext): HubTarget {
   return {
     system: hubRawSystem,
@@ -44,7 +44,11 @@ export function hubTarget(context: BenchContext): HubTarget {
           const name = `hub-${node}-${++started}`;
           return ServerProcess.start({
             entry: 'hub-process.ts',
-            config: { redisUrl: context.redisUrl, nodeName: name },
+            config: {
+              redisUrl: context.redisUrl,
+              nodeName: name,
+              ...(context.redisCluster === undefined ? {} : { redisCluster: context.redisCluster }),
+            },
             exposeGc: options?.exposeGc === true,
             name,
             ...(context.cpuProfileDir === undefined ? {} : { cpuProfileDir: context.cpuProfileDir }),

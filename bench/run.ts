@@ -13,6 +13,7 @@ import { parseBenchOptions, selects, type BenchOptions, type ScenarioName } from
 import { formatTable, type Row } from './report.ts';
 import { runAppend } from './scenarios/append.ts';
 import { runCatchUp } from './scenarios/catchup.ts';
+import { runCluster } from './scenarios/cluster.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
@@ -33,6 +34,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   catchup: (context, hub) => runCatchUp(context, hub, log),
   memory: (context, hub) => runMemory(context, hub, log),
   projection: (context) => runProjection(context.quick),
+  cluster: (context, hub) => runCluster(context, hub, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

@@ -7,6 +7,8 @@ import { wsRelaySystem } from './clients/ws-relay-clients.ts';
 export interface BenchContext {
   readonly quick: boolean;
   readonly redisUrl: string;
+  /** Seed URLs of a Redis Cluster: hub nodes use it instead of `redisUrl` (the cluster scenario). */
+  readonly redisCluster?: readonly string[];
   /** Where hub children write CPU profiles (only with --profile). */
   readonly cpuProfileDir?: string;
 }

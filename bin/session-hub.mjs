@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step): tsx registers the loader, then the CLI runs.
-import { register } from 'tsx/esm/api';
+// The `session-hub` command. `#cli` (package.json `imports`) is the compiled CLI in dist/; inside the repository,
+// `node --conditions=source --import tsx bin/session-hub.mjs` runs the TypeScript sources instead (npm start, tests).
+import { main } from '#cli';
 
-register();
-const { main } = await import('../server/cli/cli.ts');
 const code = await main(process.argv.slice(2));
 if (typeof code === 'number') process.exitCode = code;

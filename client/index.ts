@@ -1,3 +1,4 @@
+// `session-hub`: the client SDK (browsers and Node).
 export { HubClient } from './hub-client.ts';
 export type { HubClientOptions, HubClientState, HubClientEvents } from './hub-client.ts';
 export type { SubscribeOptions, SubscriptionSnapshot } from './subscribe-options.ts';
@@ -8,7 +9,6 @@ export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode, isHubErrorCode } from './errors.ts';
 export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
-export { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';
 export type { TokenSource } from './connection.ts';
 export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';

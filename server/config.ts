@@ -3,7 +3,7 @@ import { hostPolicy } from './http/host-policy.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/index.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
 import type { Logger } from './logger.ts';
 import type { EventStore } from './store/event-store.ts';
 import { checkLimits, DEFAULT_SECURITY_LIMITS, type SecurityLimits } from './limits/limits.ts';

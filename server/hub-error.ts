@@ -1,10 +1,7 @@
-import {
-  FrameDecodeError,
-  HubErrorCode,
-  ProtocolParseError,
-  SessionLogError,
-  type ErrorMessage,
-} from '../shared/index.ts';
+import { SessionLogError } from '../shared/index.ts';
+import { HubErrorCode, type ErrorMessage } from '../shared/protocol.ts';
+import { FrameDecodeError } from '../shared/codec.ts';
+import { ProtocolParseError } from '../shared/protocol-parse.ts';
 
 /** Facts attached to an error reply (`details` on the wire). */
 export type ErrorDetails = Readonly<Record<string, string | number | boolean | null>>;

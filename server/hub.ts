@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CloseCode, HubErrorCode } from '../shared/index.ts';
+import { CloseCode, HubErrorCode } from '../shared/protocol.ts';
 import { AppendPipeline } from './append/pipeline.ts';
 import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import { Connection } from './ws/connection.ts';
@@ -59,7 +59,7 @@ export function createHub(input: HubConfig): Hub {
   const config = resolveConfig(input);
   const { store, limits, nodeName } = config;
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
-  const metrics = new HubMetrics(config.metricsPrefix, nodeName);
+  const metrics = new HubMetrics(config.metricsPrefix);
   const cache = new SessionCache({
     store,
     logger,

@@ -1,6 +1,6 @@
-export * from './store/index.ts';
+// `session-hub/server`: what an embedder needs to run hub nodes in its own process. Everything else under server/
+// is internal (no semver promise).
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
-export type { AllowedOrigins } from './ws/origin-policy.ts';
 export {
   defaultLimits,
   openAuth,
@@ -10,10 +10,14 @@ export {
   type HubLimits,
   type HubPrincipal,
   type RequestInfo,
-  type ResolvedHubConfig,
 } from './config.ts';
-export { HubError, httpStatusOf, toHubError, type ErrorDetails } from './hub-error.ts';
-export { HubMetrics } from './metrics.ts';
-export { requestToken } from './auth/request-token.ts';
-export * from './auth/index.ts';
-export * from './limits/index.ts';
+export type { AllowedOrigins } from './ws/origin-policy.ts';
+export { HubError } from './hub-error.ts';
+export { HubErrorCode } from '../shared/protocol.ts';
+export type { EventStore } from './store/event-store.ts';
+export { MemoryStore, type MemoryStoreOptions } from './store/memory/memory-store.ts';
+export { RedisStore, type RedisStoreOptions } from './store/redis/redis-store.ts';
+// JWT auth (the CLI's --auth-* flags): createHubAuth(createAuthenticator({ key: secretKey(secret) })).
+export { createAuthenticator, type AuthenticatorOptions } from './auth/authenticator.ts';
+export { createHubAuth } from './auth/hub-auth.ts';
+export { secretKey, publicKeyFromPem, jwksKey, type VerificationKey } from './auth/verification-key.ts';

@@ -10,5 +10,5 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
   if (!LOG_LEVELS.includes(level)) {
     throw new RangeError(`invalid log level "${level}" (one of ${LOG_LEVELS.join(', ')})`);
   }
-  return pino({ level, base: { ...base } }, destination(2));
+  return pino({ name: 'session-hub', level, base: { ...base } }, destination(2));
 }

@@ -1,8 +1,18 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** HTTP methods with a label of their own in `http_requests_total`; any other is counted as `OTHER`. */
+const HTTP_METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The `method` label of an HTTP request: bounded, whatever method the client sent. */
+export function httpMethodLabel(method: string | undefined): string {
+  return method !== undefined && HTTP_METHOD_LABELS.has(method) ? method : 'OTHER';
+}
+
 /**
  * The Prometheus metrics of one hub node, in a registry of its own (several hubs may share a process in tests).
- * Includes prom-client's default process metrics, among them event-loop lag (`nodejs_eventloop_lag_*`).
+ * Includes prom-client's default process and Node metrics under their standard names (`process_cpu_seconds_total`,
+ * `nodejs_eventloop_lag_p99_seconds`, …): the prefix applies to the hub's own metrics only. No series carries the node
+ * name: Prometheus tells nodes apart by their `instance` label.
  */
 export class HubMetrics {
   readonly registry = new Registry();
@@ -25,16 +35,15 @@ export class HubMetrics {
   readonly gapFills: Counter;
   readonly resets: Counter;
   readonly errors: Counter<'code'>;
-  readonly httpRequests: Counter<'route' | 'status'>;
+  readonly httpRequests: Counter<'method' | 'handler' | 'code'>;
   readonly slowConsumerPauses: Counter;
   readonly closes: Counter<'code'>;
-  /** Highest outbound buffered byte count seen on any connection after a send (slow-consumer bound check). */
-  readonly outboundBufferedPeak: Gauge;
+  /** Outbound bytes buffered on a connection, observed each time one reaches a new high (`hot.outboundBufferedPeak`: the highest). */
+  readonly outboundBuffered: Histogram;
 
-  constructor(prefix: string, nodeName: string) {
+  constructor(prefix: string) {
     const registers = [this.registry];
-    this.registry.setDefaultLabels({ node: nodeName });
-    collectDefaultMetrics({ register: this.registry, prefix: `${prefix}` });
+    collectDefaultMetrics({ register: this.registry });
     this.connections = new Gauge({ name: `${prefix}connections`, help: 'Open WebSocket connections', registers });
     this.subscriptions = new Gauge({ name: `${prefix}subscriptions`, help: 'Active subscriptions', registers });
     this.watchedSessions = new Gauge({
@@ -123,8 +132,8 @@ export class HubMetrics {
     });
     this.httpRequests = new Counter({
       name: `${prefix}http_requests_total`,
-      help: 'HTTP requests by route and status',
-      labelNames: ['route', 'status'],
+      help: 'HTTP requests by method, handler (the route) and status code',
+      labelNames: ['method', 'handler', 'code'],
       registers,
     });
     this.slowConsumerPauses = new Counter({
@@ -138,13 +147,17 @@ export class HubMetrics {
       labelNames: ['code'],
       registers,
     });
-    this.outboundBufferedPeak = new Gauge({
-      name: `${prefix}outbound_buffered_bytes_peak`,
-      help: 'Highest outbound buffered byte count seen on one connection after a send',
+    this.outboundBuffered = new Histogram({
+      name: `${prefix}outbound_buffered_bytes`,
+      help: 'Outbound bytes buffered on a connection after a send, observed each time the connection reaches a new high',
+      buckets: [1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864],
       registers,
-      collect() {
-        this.set(hot.outboundBufferedPeak);
-      },
     });
+  }
+
+  /** A connection's outbound buffer reached a new high of `bytes` (the slow-consumer bound check). */
+  bufferedPeak(bytes: number): void {
+    this.outboundBuffered.observe(bytes);
+    this.hot.outboundBufferedPeak = Math.max(this.hot.outboundBufferedPeak, bytes);
   }
 }

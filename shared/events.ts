@@ -30,14 +30,16 @@ export interface AssistantMessage extends JsonObject {
   readonly role: 'assistant';
 }
 
-export interface ToolMessage extends JsonObject {
+// An intersection, not `interface … extends JsonObject`: the optional `toolCallId` must also type-check for
+// consumers without exactOptionalPropertyTypes (where it reads `string | undefined`, which the index signature refuses).
+export type ToolMessage = JsonObject & {
   readonly role: 'tool';
   /** The `callId` of the `tool/call` this answers (absent in the seed's example: then matched by `toolName`). */
   readonly toolCallId?: string;
   readonly toolName: string;
   readonly content: JsonValue;
   readonly isError: boolean;
-}
+};
 
 /** A message of the history the model sees: the projection of one surface event. */
 export type DerivedMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

@@ -1,7 +1,8 @@
+// `session-hub/shared`: the session log core (event types, validation, projection to messages), isomorphic and
+// free of I/O. The wire protocol is `session-hub/protocol` (shared/protocol-index.ts).
 export type * from './json.ts';
 export type * from './events.ts';
 export * from './errors.ts';
-export * from './protocol.ts';
 export { freezeJson, isFrozenJson, formatJsonPath, MAX_JSON_DEPTH } from './freeze-json.ts';
 export { jsonEquals } from './json-equals.ts';
 export {
@@ -26,5 +27,3 @@ export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from '.
 export type { LifecycleOptions } from './lifecycle.ts';
 export { LifecycleViolationCode } from './lifecycle-tracker.ts';
 export type { LifecycleViolation } from './lifecycle-tracker.ts';
-export * from './codec.ts';
-export * from './protocol-parse.ts';

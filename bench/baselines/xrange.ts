@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { RedisStore } from '../../server/index.ts';
-import { type ValidatedDraft } from '../../server/index.ts';
+import { type ValidatedDraft } from '../../shared/events.ts';
 import { normalizeDraft } from '../../shared/index.ts';
 import { benchBatch } from '../workload.ts';
 import { decodeWire } from '../wire.ts';

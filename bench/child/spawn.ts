@@ -47,7 +47,7 @@ export class ServerProcess {
 
   static async start(options: SpawnServerOptions): Promise<ServerProcess> {
     const entry = fileURLToPath(new URL(`../${options.entry}`, import.meta.url));
-    const flags = ['--import', 'tsx'];
+    const flags = ['--conditions=source', '--import', 'tsx'];
     if (options.exposeGc === true) flags.push('--expose-gc');
     const child = spawn(process.execPath, [...flags, entry], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

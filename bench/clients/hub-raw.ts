@@ -1,12 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import {
-  decodeFrame,
-  encodeMsgpackValue,
-  PROTOCOL_VERSION,
-  type EventDraft,
-  type ServerMessage,
-} from '../../shared/index.ts';
+import { type EventDraft } from '../../shared/index.ts';
+import { decodeFrame, encodeMsgpackValue } from '../../shared/codec.ts';
+import { PROTOCOL_VERSION, type ServerMessage } from '../../shared/protocol.ts';
 import { benchDraft } from '../workload.ts';
 import type { CatchUpRun } from '../targets.ts';
 import type { Closable, FanoutSystem, FanoutWriter, OnDelivery } from './types.ts';

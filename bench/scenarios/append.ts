@@ -31,7 +31,7 @@ export interface AppendResults {
 const CONNECTIONS = 4;
 
 /** client → hub → Redis: `sessions` sessions over CONNECTIONS connections, `inFlight` appends per session. */
-async function runHubAppend(
+export async function runHubAppend(
   hub: HubTarget,
   client: AppendClient,
   batch: number,

@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 
 /** Codes after which the client re-sends the append later: appends pipelined behind it must not overtake it. */

@@ -1,10 +1,5 @@
-import {
-  normalizeDraft,
-  HubErrorCode,
-  type EventDraft,
-  type SessionEvent,
-  type ValidatedDraft,
-} from '../../shared/index.ts';
+import { normalizeDraft, type EventDraft, type SessionEvent, type ValidatedDraft } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
 import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';

@@ -1,4 +1,5 @@
-import { HubErrorCode, SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { SessionLogError, type SessionEvent } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { LogValidator } from '../../shared/log-validator.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';

@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 
 /** The wire codes an auth failure can carry. */
 export type AuthErrorCode =

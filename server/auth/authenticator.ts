@@ -1,5 +1,5 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { AuthError, AuthFailureReason, unauthorized } from './auth-error.ts';
 import { ALL_GRANTS, GRANTS_CLAIM, parseGrants, type Grants } from './grants.ts';
 import type { VerificationKey } from './verification-key.ts';

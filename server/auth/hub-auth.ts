@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import type { HubAction, HubAuth, HubPrincipal } from '../config.ts';
 import { HubError } from '../hub-error.ts';
 import { AuthError, AuthFailureReason } from './auth-error.ts';

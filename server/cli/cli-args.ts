@@ -9,8 +9,15 @@ import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
-  /** Redis URL; undefined → the memory engine. */
+  /** Redis URL; undefined (and no cluster or sentinels) → the memory engine. */
   readonly redisUrl: string | undefined;
+  /** Redis Cluster seed URLs (`--redis-cluster`), instead of `redisUrl`. */
+  readonly redisCluster: readonly string[] | undefined;
+  /** Sentinels `host:port` (`--redis-sentinels`), instead of `redisUrl`; with `redisSentinelName`. */
+  readonly redisSentinels: readonly string[] | undefined;
+  readonly redisSentinelName: string | undefined;
+  /** Replicas a commit waits for before its ack (`--redis-wait-replicas`); undefined → 0. */
+  readonly redisWaitReplicas: number | undefined;
   readonly keyPrefix: string | undefined;
   readonly logLevel: string;
   readonly nodeName: string | undefined;
@@ -45,6 +52,12 @@ Options:
   --host <addr>        interface to bind (env HOST; default 127.0.0.1)
   --redis <url>        Redis URL, e.g. redis://127.0.0.1:6379 (env REDIS_URL). Without it the
                        memory engine is used: one process, nothing persisted.
+  --redis-cluster <url,url,...>  Redis Cluster seed nodes, e.g. redis://:pass@10.0.0.1:7000,redis://10.0.0.2:7000
+                       (env SESSION_HUB_REDIS_CLUSTER): sessions sharded over the masters
+  --redis-sentinels <host:port,...>  Sentinels to ask for the master (env SESSION_HUB_REDIS_SENTINELS),
+                       with --redis-sentinel-name <name> (env SESSION_HUB_REDIS_SENTINEL_NAME)
+  --redis-wait-replicas <n>  acknowledge a commit only once n replicas have it (Redis WAIT; env
+                       SESSION_HUB_REDIS_WAIT_REPLICAS; default 0)
   --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
   --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
@@ -112,6 +125,25 @@ function parseAllowedOrigins(text: string): '*' | readonly string[] {
   }
   if (origins.length === 0) throw new UsageError('--allowed-origins needs at least one origin, or *');
   return origins;
+}
+
+/** A comma-separated list of non-empty items. */
+function parseList(flag: string): (text: string) => readonly string[] {
+  return (text) => {
+    const items = text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    if (items.length === 0) throw new UsageError(`--${flag} needs at least one address`);
+    return items;
+  };
+}
+
+function parseWaitReplicas(text: string): number {
+  const count = Number(text);
+  if (!/^\d{1,3}$/.test(text) || count > 100)
+    throw new UsageError(`invalid --redis-wait-replicas "${text}" (0 to 100)`);
+  return count;
 }
 
 /** A comma-separated list of `host` or `host:port` values. */
@@ -184,6 +216,10 @@ export function parseServeArgs(
         port: { type: 'string' },
         host: { type: 'string' },
         redis: { type: 'string' },
+        'redis-cluster': { type: 'string' },
+        'redis-sentinels': { type: 'string' },
+        'redis-sentinel-name': { type: 'string' },
+        'redis-wait-replicas': { type: 'string' },
         'key-prefix': { type: 'string' },
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
@@ -228,11 +264,39 @@ export function parseServeArgs(
     env,
   );
   if (!auth.ok) throw new UsageError(auth.error);
+  const redisUrl = values.redis ?? nonEmpty(env['REDIS_URL']);
+  const redisCluster = optional(
+    values['redis-cluster'] ?? nonEmpty(env['SESSION_HUB_REDIS_CLUSTER']),
+    parseList('redis-cluster'),
+  );
+  const redisSentinels = optional(
+    values['redis-sentinels'] ?? nonEmpty(env['SESSION_HUB_REDIS_SENTINELS']),
+    parseList('redis-sentinels'),
+  );
+  const redisSentinelName = values['redis-sentinel-name'] ?? nonEmpty(env['SESSION_HUB_REDIS_SENTINEL_NAME']);
+  const redisTargets = [redisUrl, redisCluster, redisSentinels].filter((target) => target !== undefined);
+  if (redisTargets.length > 1) {
+    throw new UsageError('use one of --redis, --redis-cluster and --redis-sentinels');
+  }
+  if ((redisSentinels === undefined) !== (redisSentinelName === undefined)) {
+    throw new UsageError('--redis-sentinels and --redis-sentinel-name go together');
+  }
+  const redisWaitReplicas = optional(
+    values['redis-wait-replicas'] ?? nonEmpty(env['SESSION_HUB_REDIS_WAIT_REPLICAS']),
+    parseWaitReplicas,
+  );
+  if (redisWaitReplicas !== undefined && redisTargets.length === 0) {
+    throw new UsageError('--redis-wait-replicas needs a Redis (--redis, --redis-cluster or --redis-sentinels)');
+  }
   const host = values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1';
   return {
     port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
     host,
-    redisUrl: values.redis ?? nonEmpty(env['REDIS_URL']),
+    redisUrl,
+    redisCluster,
+    redisSentinels,
+    redisSentinelName,
+    redisWaitReplicas,
     keyPrefix: values['key-prefix'] ?? nonEmpty(env['KEY_PREFIX']),
     logLevel: parseLogLevel(values['log-level'] ?? nonEmpty(env['LOG_LEVEL']) ?? 'info'),
     nodeName: values['node-name'] ?? nonEmpty(env['NODE_NAME']),

@@ -1,4 +1,6 @@
-import { encodeMsgpackValue, encodeTextFrame, type EventsMessage, type SessionEvent } from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { encodeMsgpackValue, encodeTextFrame } from '../../shared/codec.ts';
+import { type EventsMessage } from '../../shared/protocol.ts';
 import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
 
 /** An `events` frame on its way to a subscriber: the message, and its two encodings, each made at most once. */

@@ -1,4 +1,6 @@
-import { encodeFrame, encodeTextFrame, type EventsMessage, type SessionEvent } from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { type EventsMessage } from '../../shared/protocol.ts';
 import type { EventsFrame } from './events-frame.ts';
 
 /**

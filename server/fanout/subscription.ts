@@ -1,4 +1,4 @@
-import { HubErrorCode, type ServerMessage } from '../../shared/index.ts';
+import { HubErrorCode, type ServerMessage } from '../../shared/protocol.ts';
 import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
 import { HubError } from '../hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';

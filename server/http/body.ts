@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { decodeFrame, HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
+import { decodeFrame } from '../../shared/codec.ts';
 import { HubError } from '../hub-error.ts';
 
 /** Read a request body of at most `maxBytes` (FRAME_TOO_LARGE beyond) and decode it (JSON, or msgpack by type). */

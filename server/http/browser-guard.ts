@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 
 /** The two browser checks of a hub configuration (see `ResolvedHubConfig.hostAllowed` / `originAllowed`). */

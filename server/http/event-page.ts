@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { HubErrorCode, type SessionEvent } from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';

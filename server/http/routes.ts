@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
+import { httpMethodLabel } from '../metrics.ts';
 import {
   ALL_SESSIONS,
   authorize,
@@ -36,7 +37,11 @@ export function createHttpHandler(
     run()
       .catch((error: unknown) => errorReply(error, deps))
       .then(async (reply) => {
-        deps.metrics.httpRequests.inc({ route, status: String(reply.status) });
+        deps.metrics.httpRequests.inc({
+          method: httpMethodLabel(request.method),
+          handler: route,
+          code: String(reply.status),
+        });
         response.writeHead(reply.status, {
           'content-type': reply.contentType ?? 'application/json; charset=utf-8',
           'cache-control': 'no-store',

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HubErrorCode, parseClientMessage } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
+import { parseClientMessage } from '../../shared/protocol-parse.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
 import type { PrincipalRateLimits } from '../limits/principal-rate.ts';

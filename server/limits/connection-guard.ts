@@ -1,4 +1,4 @@
-import { CloseCode, HubErrorCode } from '../../shared/index.ts';
+import { CloseCode, HubErrorCode } from '../../shared/protocol.ts';
 import type { HubPrincipal } from '../config.ts';
 import { HubError } from '../hub-error.ts';
 import { AuthFailureReason } from '../auth/auth-error.ts';

@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 
 /** Why an event breaks the size limits, or undefined when it fits. */

@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import type { HubPrincipal } from '../config.ts';
 import { HubError } from '../hub-error.ts';
 import { TokenBucket, type Clock } from './rate-limiter.ts';

@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 
 /** The node-wide count of subscriptions, against `maxSubscriptionsPerNode`. */

@@ -1,4 +1,4 @@
-import { HubErrorCode, type SubscribeRequest } from '../../shared/index.ts';
+import { HubErrorCode, type SubscribeRequest } from '../../shared/protocol.ts';
 import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';

@@ -1,17 +1,14 @@
 import type { RawData, WebSocket } from 'ws';
 import {
   CloseCode,
-  decodeFrame,
-  encodeFrame,
-  encodeTextFrame,
   HubErrorCode,
-  parseClientMessage,
-  ProtocolParseError,
   type AppendRequest,
   type ClientMessage,
   type HelloRequest,
   type ServerMessage,
-} from '../../shared/index.ts';
+} from '../../shared/protocol.ts';
+import { decodeFrame, encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { parseClientMessage, ProtocolParseError } from '../../shared/protocol-parse.ts';
 import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';
@@ -90,9 +87,7 @@ export class Connection {
         metrics.closes.inc({ code: String(code) });
         this.#log.warn({ code, subject: this.#principal?.subject }, 'connection closed by a limit');
       },
-      onBufferedPeak: (bytes) => {
-        metrics.hot.outboundBufferedPeak = Math.max(metrics.hot.outboundBufferedPeak, bytes);
-      },
+      onBufferedPeak: (bytes) => metrics.bufferedPeak(bytes),
     });
     const gate = this.#guard.gate;
     this.#subscriptions = new ConnectionSubscriptions({

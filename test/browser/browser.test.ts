@@ -24,14 +24,14 @@ const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>session-hub SDK</title></head>
 <body><p id="status">connecting</p><ul id="messages"></ul><script type="module" src="/page.js"></script></body></html>`;
 
-/** Bundle the test page for the browser: platform browser, `browser` condition (so `#transport` has no `ws`). */
+/** Bundle the test page for the browser: platform browser, `source` and `browser` conditions (`#transport` without `ws`). */
 async function bundlePage(): Promise<{ code: string; inputs: string[]; imports: string[] }> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
     bundle: true,
     write: false,
     platform: 'browser',
-    conditions: ['browser'],
+    conditions: ['source', 'browser'],
     format: 'esm',
     target: 'es2022',
     metafile: true,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
-import { MemoryStore, StoreUnavailableError } from '../../server/index.ts';
-import type { GroupCommitRequest, GroupCommitResult } from '../../server/index.ts';
+import { MemoryStore } from '../../server/index.ts';
+import { StoreUnavailableError } from '../../server/store/event-store.ts';
+import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { ownedIdempotencyKey } from '../../server/append/owned-key.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 

@@ -1,7 +1,8 @@
 // Real hub nodes for the SDK tests, on top of test/helpers/hub.ts.
 import { HubClient, type HubClientOptions } from '../../client/index.ts';
 import { MemoryStore, RedisStore } from '../../server/index.ts';
-import type { EventStore, GroupCommitRequest, GroupCommitResult, Hub } from '../../server/index.ts';
+import type { EventStore, Hub } from '../../server/index.ts';
+import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import type { HubConfig } from '../../server/config.ts';
 import { startHub } from '../helpers/hub.ts';
 import { suiteFixture } from '../helpers/suite-fixture.ts';

@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
-import { MemoryBackend, MemoryStore } from '../../server/index.ts';
-import type { CommittedBatch, StoreWatchHandlers } from '../../server/index.ts';
+import { MemoryStore } from '../../server/index.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
+import type { CommittedBatch, StoreWatchHandlers } from '../../server/store/event-store.ts';
 import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { trackingWebSocket, untilSeq } from './support.ts';

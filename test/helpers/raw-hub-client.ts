@@ -1,13 +1,8 @@
 import { WebSocket } from 'ws';
-import {
-  decodeFrame,
-  encodeMsgpackValue,
-  parseServerMessage,
-  PROTOCOL_VERSION,
-  type ClientMessage,
-  type ServerMessage,
-  type SessionEvent,
-} from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { decodeFrame, encodeMsgpackValue } from '../../shared/codec.ts';
+import { parseServerMessage } from '../../shared/protocol-parse.ts';
+import { PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from '../../shared/protocol.ts';
 
 /** A client request without its id: typed loosely on purpose (tests send wrong shapes too). */
 type Request = { readonly type: ClientMessage['type'] | (string & {}) } & Readonly<Record<string, unknown>>;

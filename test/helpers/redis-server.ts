@@ -11,6 +11,43 @@ export interface RedisServerOptions {
   readonly appendFsync?: 'always' | 'everysec' | 'no';
   /** Require this password (`--requirepass`); `url` does not carry it. */
   readonly password?: string;
+  /** More `redis-server` arguments (e.g. `--cluster-enabled yes`, `--replicaof host port`). */
+  readonly extraArgs?: readonly string[];
+}
+
+/**
+ * Spawn `redis-server` with `args` and resolve with the child once it printed `readyText`; rejects when it exits
+ * before (with what it printed).
+ */
+export function spawnRedisUntil(args: readonly string[], readyText: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes(readyText)) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        child.off('exit', onExit);
+        resolve(child);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.resume();
+    child.once('error', reject);
+    const onExit = (code: number | null): void =>
+      reject(new Error(`redis-server exited with ${String(code)} before it was ready:\n${output}`));
+    child.once('exit', onExit);
+  });
+}
+
+/** SIGKILL a child (if still running) and resolve once it exited. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 /**
@@ -60,29 +97,35 @@ export class RedisServer {
 
   /** SIGKILL: no shutdown save, no goodbye to clients (a crash). */
   async kill(): Promise<void> {
-    await this.#terminate('SIGKILL');
+    await this.#terminate();
+  }
+
+  /** SIGSTOP: the process freezes (no replication, no answers) until `resume()`. */
+  pause(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause()`. */
+  resume(): void {
+    this.#process?.kill('SIGCONT');
   }
 
   /** Stop and delete the data dir. */
   async stop(): Promise<void> {
-    await this.#terminate('SIGKILL');
+    await this.#terminate();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  async #terminate(signal: NodeJS.Signals): Promise<void> {
+  async #terminate(): Promise<void> {
     const child = this.#process;
     if (child === undefined) return;
     this.#process = undefined;
     this.#watch?.expectExit();
     this.#watch = undefined;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill(signal);
-    });
+    await killChild(child);
   }
 
-  #spawn(): Promise<void> {
+  async #spawn(): Promise<void> {
     const args = [
       '--port',
       String(this.port),
@@ -102,26 +145,11 @@ export class RedisServer {
       'no',
       ...(this.options.password === undefined ? [] : ['--requirepass', this.options.password]),
     ];
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    return new Promise<void>((resolve, reject) => {
-      let output = '';
-      const onData = (chunk: Buffer): void => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
-          child.stdout.off('data', onData);
-          child.stdout.resume();
-          this.#process = child;
-          this.#watch = watchChild(child, `redis-server on port ${this.port}`);
-          resolve();
-        }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.resume();
-      child.once('error', reject);
-      child.once('exit', (code) => {
-        if (this.#process === child) this.#process = undefined;
-        reject(new Error(`redis-server exited with ${String(code)} before it was ready:\n${output}`));
-      });
+    const child = await spawnRedisUntil([...args, ...(this.options.extraArgs ?? [])], 'Ready to accept connections');
+    this.#process = child;
+    this.#watch = watchChild(child, `redis-server on port ${this.port}`);
+    child.once('exit', () => {
+      if (this.#process === child) this.#process = undefined;
     });
   }
 }

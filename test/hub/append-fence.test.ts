@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ServerMessage } from '../../shared/index.ts';
+import type { ServerMessage } from '../../shared/protocol.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { StoreUnavailableError } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';

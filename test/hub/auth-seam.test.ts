@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import type { HubAuth } from '../../server/config.ts';
 import { HubError } from '../../server/hub-error.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame } from '../../shared/index.ts';
+import { encodeFrame } from '../../shared/codec.ts';
 import { storeEngines, type Engine } from '../helpers/engines.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';

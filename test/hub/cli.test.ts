@@ -75,11 +75,11 @@ describe('session-hub serve: process', () => {
       return node.output.stderr
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { node?: string; msg: string });
+        .map((line) => JSON.parse(line) as { name?: string; node?: string; msg: string });
     };
     const named = await logLines(['--node-name', 'my-node-7']);
     expect(named.map((line) => line.msg)).toEqual(expect.arrayContaining(['hub listening', 'shutting down']));
-    for (const line of named) expect(line, line.msg).toMatchObject({ node: 'my-node-7' });
+    for (const line of named) expect(line, line.msg).toMatchObject({ name: 'session-hub', node: 'my-node-7' });
     const unnamed = await logLines([]);
     const name = unnamed[0]?.node;
     expect(name).toMatch(/-\d+-[0-9a-f]{6}$/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AppendRequest } from '../../shared/index.ts';
-import { decodeFrame, encodeFrame, encodeMsgpackValue, encodeTextFrame, FrameDecodeError } from '../../shared/index.ts';
+import type { AppendRequest } from '../../shared/protocol.ts';
+import { decodeFrame, encodeFrame, encodeMsgpackValue, encodeTextFrame, FrameDecodeError } from '../../shared/codec.ts';
 
 describe('wire codec', () => {
   it('round-trips a message through msgpack and JSON frames', () => {

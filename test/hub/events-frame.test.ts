@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeFrame,
-  encodeFrame,
-  encodeTextFrame,
-  parseServerMessage,
-  type SessionEvent,
-} from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { decodeFrame, encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { parseServerMessage } from '../../shared/protocol-parse.ts';
 import { CatchUpFrame, eventsFrameHead } from '../../server/fanout/events-frame.ts';
 import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ServerMessage } from '../../shared/index.ts';
+import type { ServerMessage } from '../../shared/protocol.ts';
 import type { EventStore, GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';

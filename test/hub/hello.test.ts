@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode, encodeFrame } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
+import { encodeFrame } from '../../shared/codec.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';

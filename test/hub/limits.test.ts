@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeMsgpackValue } from '../../shared/index.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientMessage, parseServerMessage, ProtocolParseError } from '../../shared/index.ts';
+import { parseClientMessage, parseServerMessage, ProtocolParseError } from '../../shared/protocol-parse.ts';
 
 function parseError(value: unknown): ProtocolParseError {
   try {

@@ -52,7 +52,7 @@ describe('hub: the validation cache is bounded in bytes and never holds the even
     const cache = new SessionCache({
       store,
       logger: createLogger('silent'),
-      metrics: new HubMetrics('budget_', 'node'),
+      metrics: new HubMetrics('budget_'),
       pageSize: 100,
       maxSessions: 1000,
       maxBytes,

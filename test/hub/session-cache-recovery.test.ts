@@ -21,13 +21,12 @@ const replaceFirst = {
   sourceEventSeqs: [0],
 } as const satisfies EventDraft;
 
-let nodes = 0;
 /** One hub node's append path (pipeline and session cache) on `store`. */
 function node(store: EventStore): {
   append: (input: Omit<AppendInput, 'keyOwner'>) => Promise<{ firstSeq: number }>;
 } {
   const logger = createLogger('silent');
-  const metrics = new HubMetrics('t_', `n${nodes++}`);
+  const metrics = new HubMetrics('t_');
   const cache = new SessionCache({
     store,
     logger,

@@ -31,7 +31,7 @@ describe('hub session cache', () => {
     const cache = new SessionCache({
       store,
       logger: createLogger('silent'),
-      metrics: new HubMetrics('test_', 'node'),
+      metrics: new HubMetrics('test_'),
       pageSize: 100,
       maxSessions: 10,
       maxBytes: 1 << 20,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import type { GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { HubProcess } from '../helpers/hub-process.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ServerMessage, SessionEvent } from '../../shared/index.ts';
+import type { SessionEvent } from '../../shared/index.ts';
+import type { ServerMessage } from '../../shared/protocol.ts';
 import { LiveBatch } from '../../server/fanout/live-batch.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
@@ -26,7 +27,7 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
 
 function setup(store: MemoryStore, pageSize = 100) {
   const logger = createLogger('silent');
-  const metrics = new HubMetrics('test_', 'node');
+  const metrics = new HubMetrics('test_');
   const channels = new ChannelRegistry({
     store,
     logger,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode, encodeMsgpackValue, HubErrorCode, type ServerMessage } from '../../shared/index.ts';
+import { CloseCode, HubErrorCode, type ServerMessage } from '../../shared/protocol.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

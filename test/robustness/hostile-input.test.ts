@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode, encodeMsgpackValue, type ServerMessage } from '../../shared/index.ts';
+import { CloseCode, type ServerMessage } from '../../shared/protocol.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import type { HubMetrics } from '../../server/metrics.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
@@ -18,10 +18,6 @@ async function counterValue(counter: HubMetrics['closes'], labels: Record<string
       Object.entries(labels).every(([key, label]) => (value.labels as Record<string, unknown>)[key] === label),
     )
     .reduce((sum, value) => sum + value.value, 0);
-}
-
-async function gaugeValue(gauge: HubMetrics['outboundBufferedPeak']): Promise<number> {
-  return (await gauge.get()).values[0]?.value ?? 0;
 }
 
 describe('slow consumers', () => {
@@ -68,7 +64,7 @@ describe('slow consumers', () => {
     }
     const frameBytes = eventsPerAppend * 5 * KiB;
     expect(await counterValue(hub.hub.metrics.slowConsumerPauses)).toBeGreaterThan(0);
-    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
+    expect(hub.hub.metrics.hot.outboundBufferedPeak).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
     expect(slow!.seqs(sessionId).length).toBeLessThan(total);
 
     slow!.ws.resume();
@@ -82,7 +78,7 @@ describe('slow consumers', () => {
     await appendBlobs(writer!, sessionId, total, eventsPerAppend); // back to live: new events still arrive
     await slow!.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === total + 15));
     expect(slow!.seqs(sessionId)).toEqual(range(0, total + 15));
-    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
+    expect(hub.hub.metrics.hot.outboundBufferedPeak).toBeLessThanOrEqual(maxBufferedBytes + frameBytes);
     await Promise.all([writer!, slow!, ...fast].map((client) => client.close()));
     await hub.close();
   });
@@ -136,18 +132,15 @@ describe('slow consumers', () => {
     for (let index = 0; index < sessions; index++)
       client.send({ type: 'subscribe', id: 100 + index, sessionId: `many/${index}` });
     // Behind after the first page; then every subscription has read its first page (and must have held it).
-    await vi.waitFor(
-      async () => expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeGreaterThan(maxBufferedBytes),
-      { timeout: 10_000 },
-    );
+    await vi.waitFor(() => expect(hub.hub.metrics.hot.outboundBufferedPeak).toBeGreaterThan(maxBufferedBytes), {
+      timeout: 10_000,
+    });
     await vi.waitFor(
       async () => expect(await counterValue(hub.hub.metrics.catchUpReads)).toBeGreaterThanOrEqual(sessions),
       { timeout: 10_000 },
     );
     const pageBytes = perSession * (2 * KiB + 64);
-    expect(await gaugeValue(hub.hub.metrics.outboundBufferedPeak)).toBeLessThanOrEqual(
-      maxBufferedBytes + 2 * pageBytes,
-    );
+    expect(hub.hub.metrics.hot.outboundBufferedPeak).toBeLessThanOrEqual(maxBufferedBytes + 2 * pageBytes);
     client.ws.resume();
     for (let index = 0; index < sessions; index++) {
       await client.waitFor((m) => m.type === 'live' && m.sessionId === `many/${index}`, { timeoutMs: 30_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CloseCode, HubErrorCode } from '../../shared/index.ts';
+import { CloseCode, HubErrorCode } from '../../shared/protocol.ts';
 import type { HubAuth } from '../../server/config.ts';
 import { HubError, type ErrorDetails } from '../../server/hub-error.ts';
 import { useMemoryHub } from '../helpers/hub.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode, encodeMsgpackValue, PROTOCOL_BOUNDS } from '../../shared/index.ts';
+import { CloseCode, PROTOCOL_BOUNDS } from '../../shared/protocol.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

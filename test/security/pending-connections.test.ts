@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import { useMemoryHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

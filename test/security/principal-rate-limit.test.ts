@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerMessage } from '../../shared/index.ts';
+import type { ServerMessage } from '../../shared/protocol.ts';
 import { PrincipalRateLimits } from '../../server/limits/principal-rate.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { hs256Issuer } from '../helpers/tokens.ts';

@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { MATRIX, matrixTitle, TARGET, type MatrixCase } from './matrix.ts';
 import { startSecureHub, type SecureHub } from './secure-hub.ts';

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloseCode } from '../../shared/index.ts';
+import { CloseCode } from '../../shared/protocol.ts';
 import type { HubAuth, HubPrincipal } from '../../server/config.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, useMemoryHub, type TestHub } from '../helpers/hub.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ClientMessage, ServerMessage } from '../../shared/index.ts';
-import { encodeFrame, encodeMsgpackValue, encodeTextFrame } from '../../shared/index.ts';
+import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
+import { encodeFrame, encodeMsgpackValue, encodeTextFrame } from '../../shared/codec.ts';
 
 // Compile-time checks: `npm run typecheck` fails when a `@ts-expect-error` line stops being an error.
 describe('codec types', () => {

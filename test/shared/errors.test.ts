@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HubErrorCode, SessionLogError, SessionLogErrorCode } from '../../shared/index.ts';
+import { SessionLogError, SessionLogErrorCode } from '../../shared/index.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
 
 describe('error code tables', () => {
   it('every session-log code is also a wire code with the same spelling', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventDraft, SessionEvent } from '../../shared/index.ts';
-import { ProtocolParseError, Session, SessionLogError, parseClientMessage } from '../../shared/index.ts';
+import { Session, SessionLogError } from '../../shared/index.ts';
+import { ProtocolParseError, parseClientMessage } from '../../shared/protocol-parse.ts';
 import { drafts } from './support/session-builders.ts';
 
 /** Any JS value, including the ones `JSON.stringify` and template literals throw on. */

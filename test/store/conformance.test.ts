@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { encodeMsgpackValue, type SessionEvent } from '../../shared/index.ts';
+import { type SessionEvent } from '../../shared/index.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import type {
   CommitResult,
   CommittedBatch,
@@ -11,6 +12,7 @@ import type {
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { RedisCluster } from '../helpers/redis-cluster.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 /** A backend under test: `open()` gives a new store instance on it (another "hub node"). */
@@ -543,5 +545,13 @@ describeEventStoreConformance('redis', async () => {
   return {
     open: () => RedisStore.open({ url: server.url, keyPrefix }),
     teardown: () => server.stop(),
+  };
+});
+describeEventStoreConformance('redis cluster', async () => {
+  const cluster = await RedisCluster.start();
+  const keyPrefix = `conf-${randomUUID().slice(0, 8)}:`;
+  return {
+    open: () => RedisStore.open({ cluster: cluster.urls, keyPrefix }),
+    teardown: () => cluster.stop(),
   };
 });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { encodeMsgpackValue, freezeJson, type SurfaceOp } from '../../shared/index.ts';
+import { freezeJson, type SurfaceOp } from '../../shared/index.ts';
+import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { MARKS_PER_BODY, scanEventBody, uintLength, writeUint } from '../../server/store/codec/event-splice.ts';

@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HubMetrics } from '../../metrics.ts';
 import { MemoryStore } from '../../store/memory/memory-store.ts';
-import { RedisStore } from '../../store/redis/redis-store.ts';
+import { RedisStore, type RedisStoreOptions } from '../../store/redis/redis-store.ts';
 import type { EventStore } from '../../store/event-store.ts';
 import type { Command } from '../command.ts';
 import { hubEnv } from '../env.ts';
@@ -31,24 +31,49 @@ export const serveCommand: Command = {
   },
 };
 
+/** Where the Redis engine connects, as `RedisStore` options; undefined → the memory engine. */
+function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
+  if (options.redisCluster !== undefined) return { cluster: options.redisCluster };
+  if (options.redisSentinels !== undefined) {
+    return { sentinels: options.redisSentinels, sentinelName: options.redisSentinelName ?? '' };
+  }
+  return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
+}
+
+/** The Redis URL whose password must never be shown (a cluster's nodes share their seeds' password). */
+function secretBearingUrl(options: ServeOptions): string {
+  return options.redisUrl ?? options.redisCluster?.[0] ?? '';
+}
+
+/** The Redis the node uses, passwords masked, for the startup line and logs. */
+function describeRedis(options: ServeOptions): string {
+  if (options.redisCluster !== undefined) return `cluster ${options.redisCluster.map(redactUrl).join(',')}`;
+  if (options.redisSentinels !== undefined) {
+    return `sentinel ${options.redisSentinelName ?? ''} via ${options.redisSentinels.join(',')}`;
+  }
+  return redactUrl(options.redisUrl ?? '');
+}
+
 /**
  * Open the store. While it opens, its connection errors are kept rather than logged: a store that cannot open is
  * reported in one line that names the last of them (`... not ready after 3000 ms: connect ECONNREFUSED ...`).
  */
 async function openStore(options: ServeOptions, logger: Logger): Promise<EventStore> {
-  const redisUrl = options.redisUrl ?? '';
+  const redisUrl = secretBearingUrl(options);
   let opening = true;
   let lastError: Error | undefined;
   const onError = (error: Error): void => {
     if (opening) lastError = error;
     else logger.warn({ err: redactError(error, redisUrl) }, 'store trouble');
   };
-  if (options.redisUrl === undefined) return new MemoryStore({ onError });
+  const target = redisTarget(options);
+  if (target === undefined) return new MemoryStore({ onError });
   try {
     return await RedisStore.open({
-      url: options.redisUrl,
+      ...target,
       onError,
       ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+      ...(options.redisWaitReplicas === undefined ? {} : { waitReplicas: options.redisWaitReplicas }),
     });
   } catch (error) {
     throw lastError === undefined ? error : new Error(reasonOf(error), { cause: lastError });
@@ -110,7 +135,7 @@ async function serve(options: ServeOptions): Promise<number> {
     return 1;
   }
   let store: EventStore;
-  const redisUrl = options.redisUrl ?? '';
+  const redisUrl = secretBearingUrl(options);
   const badUrl = options.redisUrl === undefined ? undefined : redisUrlProblem(options.redisUrl);
   if (badUrl !== undefined) {
     process.stderr.write(`session-hub: could not open the store: ${badUrl}\n`);
@@ -121,7 +146,7 @@ async function serve(options: ServeOptions): Promise<number> {
   } catch (error) {
     // One line with the cause; never the error object itself: its properties (a URL TypeError's `input`) and
     // causes may hold the password.
-    const where = options.redisUrl === undefined ? '' : ` at ${redactUrl(redisUrl)}`;
+    const where = redisTarget(options) === undefined ? '' : ` at ${describeRedis(options)}`;
     process.stderr.write(
       `session-hub: could not open the store${where}: ${redactSecrets(reasonOf(error), redisUrl)}\n`,
     );
@@ -159,7 +184,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
-      : `redis (${redactUrl(options.redisUrl ?? '')})`;
+      : `redis (${describeRedis(options)})`;
   // Listening for signals before the startup lines go out: a supervisor (or a test) that stops the node as soon
   // as it has read them must not find it without a handler (the default action would kill it mid-flight).
   const stopped = new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
-import { encodeMsgpackValue, type SessionEvent } from '../../../shared/index.ts';
+import { type SessionEvent } from '../../../shared/index.ts';
+import { encodeMsgpackValue } from '../../../shared/codec.ts';
 import type { EventPage } from '../event-store.ts';
 import { msgpackArrayHeader } from './msgpack-array-header.ts';
 

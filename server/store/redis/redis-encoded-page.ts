@@ -1,4 +1,5 @@
-import { encodeMsgpackValue, type SessionEvent } from '../../../shared/index.ts';
+import { type SessionEvent } from '../../../shared/index.ts';
+import { encodeMsgpackValue } from '../../../shared/codec.ts';
 import type { EncodedEventPage } from '../codec/encoded-page.ts';
 import { decodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import { arrayHeaderLength, writeArrayHeader } from '../codec/msgpack-array-header.ts';

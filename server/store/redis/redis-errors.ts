@@ -10,7 +10,13 @@ const NOT_SENT = /Stream isn't writeable|Connection is closed/;
  * (`maybeCommitted` when a commit may have reached Redis), a script's XADD refusing an id → `StoreDataError`
  * (the stream was edited by something else), anything else is returned unchanged.
  */
-export function toStoreError(error: unknown, operation: string, isCommit: boolean): unknown {
+export function toStoreError(
+  error: unknown,
+  operation: string,
+  isCommit: boolean,
+  /** On a cluster, a node connection that closed fails its in-flight commands with "Connection is closed" too. */
+  closedMayBeSent = false,
+): unknown {
   if (!(error instanceof Error)) return error;
   if (error.name === 'ReplyError') {
     if (TRANSIENT_REPLY.test(error.message)) {
@@ -23,9 +29,21 @@ export function toStoreError(error: unknown, operation: string, isCommit: boolea
     }
     return error;
   }
-  const sent = !NOT_SENT.test(error.message);
+  const sent = !NOT_SENT.test(error.message) || (closedMayBeSent && error.message.startsWith('Connection is closed'));
   return new StoreUnavailableError(`redis ${operation}: ${error.message}`, {
     cause: error,
     maybeCommitted: isCommit && sent,
   });
+}
+
+/** `RedisStore` was pointed at one node of a Redis Cluster as if it were a single Redis. */
+export class ClusterNodeError extends Error {
+  override readonly name = 'ClusterNodeError';
+  readonly code = 'REDIS_IS_CLUSTER';
+
+  constructor() {
+    super(
+      'this Redis is a Cluster node: connect with --redis-cluster <url,url,…> (RedisStore option `cluster`), not --redis',
+    );
+  }
 }

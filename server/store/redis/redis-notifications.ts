@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
 import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from '../event-store.ts';
 import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import { WatcherRegistry } from '../watcher-registry.ts';
+import type { PubSubTransport } from './redis-pubsub.ts';
 
 interface Subscription {
   readonly channel: string;
@@ -18,32 +18,32 @@ interface Subscription {
 }
 
 /**
- * Live notifications of the Redis engine: one subscriber connection per store, SUBSCRIBE per watched session
- * (reference-counted through the watcher registry, UNSUBSCRIBE when the last watcher leaves). After the
- * subscriber reconnects, every channel is subscribed again and then every watcher gets `onResync()`.
+ * Live notifications of the Redis engine: one subscription per watched session (reference-counted through the
+ * watcher registry, dropped when the last watcher leaves), over plain pub/sub on one Redis or sharded pub/sub on a
+ * Cluster (`PubSubTransport`). When the transport says subscriptions may be lost (the subscriber reconnected, a slot
+ * moved, a master failed over), every channel is subscribed again and then every watcher gets `onResync()`.
  */
 export class RedisNotifications {
-  readonly #subscriber: Redis;
+  readonly #transport: PubSubTransport;
   readonly #watchers: WatcherRegistry;
   readonly #report: StoreErrorReporter;
   readonly #bySession = new Map<string, Subscription>();
   readonly #byChannel = new Map<string, string>();
   /** Per watched session: epoch and last seq of what was delivered (own commits and notices). */
   readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
-  #wasReady = false;
 
-  constructor(subscriber: Redis, report: StoreErrorReporter) {
-    this.#subscriber = subscriber;
+  constructor(transport: PubSubTransport, report: StoreErrorReporter) {
+    this.#transport = transport;
     this.#report = report;
     this.#watchers = new WatcherRegistry(report);
-    subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.#onMessage(channel, message));
-    subscriber.on('ready', () => this.#onReady());
+    transport.onMessage((channel, message) => this.#onMessage(channel, message));
+    transport.onLost(() => this.#onLost());
   }
 
   watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
     if (this.#watchers.add(sessionId, handlers)) {
       const subscription: Subscription = { channel, active: Promise.resolve(), refused: false };
-      subscription.active = this.#subscribe([subscription]);
+      subscription.active = this.#subscribe([subscription], false);
       this.#bySession.set(sessionId, subscription);
       this.#byChannel.set(channel, sessionId);
     }
@@ -52,7 +52,7 @@ export class RedisNotifications {
       this.#bySession.delete(sessionId);
       this.#byChannel.delete(channel);
       this.#delivered.delete(sessionId);
-      this.#subscriber.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
+      this.#transport.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
     };
   }
 
@@ -63,7 +63,7 @@ export class RedisNotifications {
   async whenActive(sessionId: string, timeoutMs: number): Promise<void> {
     const subscription = this.#bySession.get(sessionId);
     if (subscription === undefined) return;
-    if (subscription.refused) subscription.active = this.#subscribe([subscription]);
+    if (subscription.refused) subscription.active = this.#subscribe([subscription], true);
     await withTimeout(
       subscription.active,
       timeoutMs,
@@ -107,9 +107,10 @@ export class RedisNotifications {
   }
 
   /** SUBSCRIBE; on a refusal the promise rejects with `StoreUnavailableError` (reported) and marks them refused. */
-  #subscribe(subscriptions: readonly Subscription[]): Promise<void> {
+  #subscribe(subscriptions: readonly Subscription[], again: boolean): Promise<void> {
     for (const subscription of subscriptions) subscription.refused = false;
-    const active = this.#subscriber.subscribe(...subscriptions.map((subscription) => subscription.channel)).then(
+    const channels = subscriptions.map((subscription) => subscription.channel);
+    const active = this.#transport.subscribe(channels, again).then(
       () => undefined,
       (error: unknown) => {
         this.#reportError(error);
@@ -121,17 +122,16 @@ export class RedisNotifications {
     return active;
   }
 
-  #onReady(): void {
-    if (!this.#wasReady) {
-      this.#wasReady = true;
-      return;
-    }
-    // Reconnected: the new connection has no subscriptions, and commits may have happened meanwhile. What was
+  #onLost(): void {
+    // Reconnected, or the slots moved: subscriptions may be gone, and commits may have happened meanwhile. What was
     // delivered is forgotten too: the store may have lost events (a failover), and their seqs will come again.
     this.#delivered.clear();
     const sessions = [...this.#bySession.entries()];
     if (sessions.length === 0) return;
-    const active = this.#subscribe(sessions.map(([, subscription]) => subscription));
+    const active = this.#subscribe(
+      sessions.map(([, subscription]) => subscription),
+      true,
+    );
     for (const [, subscription] of sessions) subscription.active = active;
     // Resync even when the SUBSCRIBE was refused: the watchers' reads then retry it (through `whenActive`).
     const resync = (): void => this.#watchers.resync(sessions.map(([sessionId]) => sessionId));

@@ -15,6 +15,9 @@
  * (a record is 'first:last:time:digest'). Every check happens before the first event is written; the only
  * possible write before a check is the epoch (a session's first access), which is idempotent. An epoch made for
  * an empty session expires unless events are written (then it is made permanent, before the first XADD).
+ * Every commit makes sure the idempotency hash exists (field '', never an idempotency key): on Redis Cluster, a
+ * multi-key command on a slot being moved gets TRYAGAIN while any of its keys is missing, so a session with events
+ * must have all three keys for its commits to go on through a resharding.
  */
 export const COMMIT_SCRIPT = `#!lua
 local length = redis.call('XLEN', KEYS[1])
@@ -44,6 +47,7 @@ if time == '' then
   time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
 end
 if length == 0 then redis.call('PERSIST', KEYS[2]) end
+redis.call('HSETNX', KEYS[3], '', '')
 local header = 8 + 3 * batches
 local seq = length
 for b = 1, batches do
@@ -90,3 +94,13 @@ local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
 return deleted
 `;
+
+/**
+ * `script` publishing with `command`: `PUBLISH` on one Redis, `SPUBLISH` on a Cluster (sharded pub/sub: the notice
+ * stays on the session's shard; its channel has the session's hash tag, so the script touches one slot only).
+ */
+export function withPublishCommand(script: string, command: 'PUBLISH' | 'SPUBLISH'): string {
+  const publish = "redis.call('PUBLISH',";
+  if (!script.includes(publish)) throw new Error('withPublishCommand: the script publishes nothing');
+  return script.replaceAll(publish, `redis.call('${command}',`);
+}

@@ -1,11 +1,12 @@
 import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
 import { encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import { msgpackArrayHeader } from '../codec/msgpack-array-header.ts';
 import {
   StoreDataError,
+  StoreRequestError,
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
@@ -33,7 +34,10 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
+import { dataNodes, openRedisConnections, type RedisClient, type RedisTopology } from './redis-connection.ts';
+import { pubSubTransport } from './redis-pubsub.ts';
+import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
@@ -45,6 +49,20 @@ import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts
 export interface RedisStoreOptions {
   /** Redis URL (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS). Default `redis://127.0.0.1:6379`. */
   readonly url?: string;
+  /**
+   * Redis Cluster seed URLs (`redis://[user:pass@]host:port`, `rediss://` for TLS; the other nodes are discovered):
+   * sessions are sharded by slot, notifications use sharded pub/sub. Takes precedence over `url` and `sentinels`.
+   */
+  readonly cluster?: readonly string[];
+  /** Sentinels (`host:port`) that name the master `sentinelName`: followed across failovers. Over `url`. */
+  readonly sentinels?: readonly string[];
+  /** The master name the sentinels monitor (required with `sentinels`). */
+  readonly sentinelName?: string;
+  /**
+   * Replicas that must have a commit (Redis `WAIT`) before it is acknowledged; fewer within half the command timeout
+   * fails the commit with `StoreUnavailableError` (`maybeCommitted`: retry with its key). Default 0 (no wait).
+   */
+  readonly waitReplicas?: number;
   /**
    * A connection whose settings (host, port, auth, TLS, db...) to copy: the store opens its own two connections
    * with `duplicate()` and never uses or closes this one. Takes precedence over `url`.
@@ -66,6 +84,15 @@ export interface RedisStoreOptions {
   readonly emptySessionEpochTtlMs?: number;
 }
 
+/** Where the options point: a cluster, sentinels, or one Redis. */
+function topologyOf(options: RedisStoreOptions): RedisTopology {
+  if (options.cluster !== undefined) return { kind: 'cluster', seeds: options.cluster };
+  if (options.sentinels !== undefined) {
+    return { kind: 'sentinel', sentinels: options.sentinels, name: options.sentinelName ?? '' };
+  }
+  return { kind: 'single', url: options.url ?? 'redis://127.0.0.1:6379' };
+}
+
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(...args: string[]): Promise<unknown>;
@@ -77,7 +104,7 @@ function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time
   return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
 }
 
-function connectionReady(connection: Redis, timeoutMs: number): Promise<void> {
+function connectionReady(connection: RedisClient, timeoutMs: number): Promise<void> {
   if (connection.status === 'ready') return Promise.resolve();
   let onReady = (): void => undefined;
   const ready = new Promise<void>((resolve) => {
@@ -99,8 +126,10 @@ export class RedisStore implements EventStore {
   readonly engine = 'redis';
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
-  readonly #redis: Redis & ScriptCommands;
-  readonly #subscriber: Redis;
+  readonly #redis: RedisClient & ScriptCommands;
+  readonly #subscriber: RedisClient;
+  readonly #isCluster: boolean;
+  readonly #waitReplicas: number;
   readonly #notifications: RedisNotifications;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -117,38 +146,20 @@ export class RedisStore implements EventStore {
     this.#report = options.onError ?? reportAsWarning;
     const ttl = options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS;
     this.#emptyEpochTtl = String(checkEmptySessionEpochTtl(ttl));
-    const common: RedisOptions = {
-      // The store names its keys itself and must connect at once, whatever a template connection says.
-      keyPrefix: '',
-      lazyConnect: false,
-      connectTimeout: this.#connectTimeoutMs,
-      retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
-      keepAlive: 10_000,
-    };
-    const commandOptions: RedisOptions = {
-      ...common,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      commandTimeout: this.#commandTimeoutMs,
-      // Commands issued in the same event-loop turn (commits and reads of many sessions) go out in one write:
-      // the append profile showed one socket write per commit.
-      enableAutoPipelining: true,
-    };
-    const subscriberOptions: RedisOptions = {
-      ...common,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      autoResubscribe: false,
-    };
-    const template = options.redis;
-    const url = options.url ?? 'redis://127.0.0.1:6379';
-    const command = template ? template.duplicate(commandOptions) : new Redis(url, commandOptions);
-    this.#subscriber = template ? template.duplicate(subscriberOptions) : new Redis(url, subscriberOptions);
-    command.defineCommand('shCommit', { numberOfKeys: 3, lua: COMMIT_SCRIPT });
+    this.#waitReplicas = options.waitReplicas ?? 0;
+    if (!Number.isSafeInteger(this.#waitReplicas) || this.#waitReplicas < 0 || this.#waitReplicas > 100) {
+      throw new StoreRequestError('waitReplicas must be an integer from 0 to 100');
+    }
+    const timeouts = { connectTimeoutMs: this.#connectTimeoutMs, commandTimeoutMs: this.#commandTimeoutMs };
+    const { command, subscriber } = openRedisConnections(topologyOf(options), timeouts, options.redis);
+    this.#subscriber = subscriber;
+    this.#isCluster = command instanceof Cluster;
+    const transport = pubSubTransport(subscriber, this.#commandTimeoutMs);
+    const publish = transport.publishCommand;
+    command.defineCommand('shCommit', { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) });
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 3, lua: DELETE_SCRIPT });
-    this.#redis = command as Redis & ScriptCommands;
+    command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    this.#redis = command as RedisClient & ScriptCommands;
     this.presence = new RedisPresence(command, this.keyPrefix);
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -156,12 +167,20 @@ export class RedisStore implements EventStore {
         this.#outageReported = false;
       });
     }
-    let wasReady = false;
-    command.on('ready', () => {
-      if (wasReady) for (const listener of [...this.#reconnectListeners]) this.#callReconnectListener(listener);
-      wasReady = true;
-    });
-    this.#notifications = new RedisNotifications(this.#subscriber, this.#report);
+    const reconnected = (): void => {
+      for (const listener of [...this.#reconnectListeners]) this.#callReconnectListener(listener);
+    };
+    if (this.#isCluster) {
+      // A cluster stays "ready" while one of its masters fails over: the slot map changing is the sign.
+      transport.onLost(reconnected);
+    } else {
+      let wasReady = false;
+      command.on('ready', () => {
+        if (wasReady) reconnected();
+        wasReady = true;
+      });
+    }
+    this.#notifications = new RedisNotifications(transport, this.#report);
   }
 
   onReconnect(listener: () => void): () => void {
@@ -184,7 +203,7 @@ export class RedisStore implements EventStore {
     const store = new RedisStore(options);
     try {
       await store.whenReady();
-      await store.#checkServerVersion();
+      await store.#checkServer();
       return store;
     } catch (error) {
       await store.close();
@@ -241,7 +260,9 @@ export class RedisStore implements EventStore {
     });
     args.push(msgpackArrayHeader(count));
     for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
-    const reply = await this.#call('commit', true, () => this.#redis.shCommit(...args));
+    const reply = await this.#call('commit', true, () =>
+      this.#waitReplicas === 0 ? this.#redis.shCommit(...args) : this.#commitAndWait(args),
+    );
     const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
       const time = Number(detail);
@@ -262,6 +283,31 @@ export class RedisStore implements EventStore {
       return { status, epoch, keys: known };
     }
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
+  }
+
+  /**
+   * The commit script, then `WAIT` for `waitReplicas` replicas on the same connection (one pipeline, so on a cluster
+   * both go to the session's master). Fewer replicas in time: `StoreUnavailableError`, `maybeCommitted`.
+   */
+  async #commitAndWait(args: (string | Buffer)[]): Promise<unknown> {
+    const timeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
+    const pipeline = this.#redis.pipeline() as ReturnType<RedisClient['pipeline']> & {
+      shCommit(...args: (string | Buffer)[]): unknown;
+    };
+    pipeline.shCommit(...args);
+    pipeline.call('WAIT', this.#waitReplicas, timeoutMs);
+    const results = (await pipeline.exec()) ?? [];
+    const [[commitError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = results;
+    if (commitError !== null) throw commitError;
+    if (waitError !== null) throw waitError;
+    const committed = Array.isArray(reply) && reply[0] === 'committed';
+    if (committed && Number(replicas) < this.#waitReplicas) {
+      throw new StoreUnavailableError(
+        `redis commit: ${String(replicas)} of ${this.#waitReplicas} replicas acknowledged it within ${timeoutMs} ms`,
+        { maybeCommitted: true },
+      );
+    }
+    return reply;
   }
 
   /** The epoch and the keys' records in one `MULTI` (`GET`, `HMGET`): reads only, nothing is created. */
@@ -368,17 +414,20 @@ export class RedisStore implements EventStore {
 
   async listSessions(prefix = ''): Promise<string[]> {
     const sessionIds: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.#call('list', false, () =>
-        this.#redis.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
-      );
-      cursor = next;
-      for (const key of keys) {
-        const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
-        if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
-      }
-    } while (cursor !== '0');
+    // A cluster's keys are spread over its masters: SCAN each of them.
+    for (const node of dataNodes(this.#redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.#call('list', false, () =>
+          node.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
+        );
+        cursor = next;
+        for (const key of keys) {
+          const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
+          if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
+        }
+      } while (cursor !== '0');
+    }
     return [...new Set(sessionIds)]; // SCAN may return a key twice
   }
 
@@ -404,20 +453,26 @@ export class RedisStore implements EventStore {
     );
   }
 
-  /** The scripts use `#!lua` shebang flags: Redis 7.0 or newer. */
-  async #checkServerVersion(): Promise<void> {
+  /**
+   * The scripts use `#!lua` shebang flags: Redis 7.0 or newer. A cluster node reached as one Redis would answer
+   * MOVED to most sessions: refused, naming the option to use.
+   */
+  async #checkServer(): Promise<void> {
     const info = await this.#call('info', false, () => this.#redis.info('server'));
     const version = /^redis_version:(\d+)\./m.exec(info)?.[1];
     if (version !== undefined && Number(version) < 7) {
       throw new Error(`session-hub needs Redis 7.0 or newer (found ${version}.x)`);
     }
+    if (this.#isCluster) return;
+    const cluster = await this.#call('info', false, () => this.#redis.info('cluster'));
+    if (/^cluster_enabled:1/m.test(cluster)) throw new ClusterNodeError();
   }
 
   async #call<T>(operation: string, isCommit: boolean, send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      throw toStoreError(error, operation, isCommit);
+      throw toStoreError(error, operation, isCommit, this.#isCluster);
     }
   }
 

@@ -1,0 +1,181 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { StoreRequestError } from '../event-store.ts';
+
+/** A connection of the Redis engine: one Redis (direct or found through Sentinel), or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** Where the Redis engine's data lives: the three deployments it supports. */
+export type RedisTopology =
+  | {
+      readonly kind: 'single';
+      /** `redis://[user:pass@]host:port[/db]` (`rediss://` for TLS). */
+      readonly url: string;
+    }
+  | {
+      readonly kind: 'sentinel';
+      /** `host:port` of the sentinels. */
+      readonly sentinels: readonly string[];
+      /** The master name the sentinels monitor. */
+      readonly name: string;
+    }
+  | {
+      readonly kind: 'cluster';
+      /** Seed node URLs (`redis://[user:pass@]host:port`, `rediss://` for TLS); the rest is discovered. */
+      readonly seeds: readonly string[];
+    };
+
+export interface ConnectionTimeouts {
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+}
+
+/** The store's two connections: commands (fail fast, no offline queue) and notifications (queues while down). */
+export interface RedisConnections {
+  readonly command: RedisClient;
+  readonly subscriber: RedisClient;
+}
+
+/** Delay between attempts of a command refused by a cluster in motion (TRYAGAIN, CLUSTERDOWN, failover). */
+const CLUSTER_RETRY_DELAY_MS = 100;
+
+function hostPort(text: string, what: string): { host: string; port: number } {
+  const match = /^\[?([^\]\s]+?)\]?:(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (match === null || !(port > 0 && port <= 65535)) {
+    throw new StoreRequestError(`${what}: expected host:port, got "${text}"`);
+  }
+  return { host: match[1]!, port };
+}
+
+/** A cluster seed URL as ioredis wants it: the node address, and the auth and TLS every node shares. */
+function parseSeed(text: string): { node: { host: string; port: number }; auth: RedisOptions } {
+  let url: URL;
+  try {
+    url = new URL(text.includes('://') ? text : `redis://${text}`);
+  } catch {
+    throw new StoreRequestError(`cluster seed: not a Redis URL: "${text.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new StoreRequestError(`cluster seed: expected redis:// or rediss://, got "${url.protocol}"`);
+  }
+  const auth: RedisOptions = {
+    ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
+    ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  return { node: { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) }, auth };
+}
+
+const common = (timeouts: ConnectionTimeouts): RedisOptions => ({
+  // The store names its keys itself and must connect at once, whatever a template connection says.
+  keyPrefix: '',
+  lazyConnect: false,
+  connectTimeout: timeouts.connectTimeoutMs,
+  keepAlive: 10_000,
+});
+
+/** Commands fail fast while Redis is unreachable: no offline queue, no retry, a timeout. */
+const commandOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
+  ...common(timeouts),
+  retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  commandTimeout: timeouts.commandTimeoutMs,
+  // Commands issued in the same event-loop turn (commits and reads of many sessions) go out in one write:
+  // the append profile showed one socket write per commit.
+  enableAutoPipelining: true,
+});
+
+/** The notification connection queues its SUBSCRIBEs while down; the store resubscribes itself after a drop. */
+const subscriberOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
+  ...common(timeouts),
+  retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+  enableOfflineQueue: true,
+  maxRetriesPerRequest: null,
+  autoResubscribe: false,
+});
+
+function clusterConnections(seeds: readonly string[], timeouts: ConnectionTimeouts): RedisConnections {
+  if (seeds.length === 0) throw new StoreRequestError('a Redis Cluster needs at least one seed URL');
+  const parsed = seeds.map(parseSeed);
+  const nodes = parsed.map((seed) => seed.node);
+  const auth = parsed[0]!.auth;
+  // MOVED/ASK are followed at once; TRYAGAIN and CLUSTERDOWN are retried every CLUSTER_RETRY_DELAY_MS, as many
+  // times as fit in the command timeout, then the command fails. A command whose node connection closed (a master
+  // died) is NOT sent again: a commit may have run, and is answered `maybeCommitted` (retry with its key).
+  const redirections = Math.max(16, Math.ceil(timeouts.commandTimeoutMs / CLUSTER_RETRY_DELAY_MS));
+  const cluster: ClusterOptions = {
+    maxRedirections: redirections,
+    retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
+    slotsRefreshTimeout: timeouts.connectTimeoutMs,
+    slotsRefreshInterval: 2000,
+    lazyConnect: false,
+  };
+  // Node connections: ioredis connects them on first use (lazyConnect) and never reconnects them itself.
+  const nodeOptions = (options: RedisOptions): RedisOptions => {
+    const { retryStrategy: _retry, enableOfflineQueue: _queue, lazyConnect: _lazy, ...rest } = options;
+    return rest;
+  };
+  const command = new Cluster(nodes, {
+    ...cluster,
+    retryDelayOnFailover: 0,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    redisOptions: { ...nodeOptions(commandOptions(timeouts)), ...auth },
+  });
+  const subscriber = new Cluster(nodes, {
+    ...cluster,
+    retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
+    enableOfflineQueue: true,
+    // One subscriber connection per master: SSUBSCRIBE of a session's channel goes to the master of its slot.
+    shardedSubscribers: true,
+    redisOptions: { ...nodeOptions(subscriberOptions(timeouts)), ...auth },
+  });
+  return { command, subscriber };
+}
+
+/**
+ * Open the store's two connections to `topology` (or duplicates of `template`'s settings). Throws
+ * `StoreRequestError` on a malformed address; connection trouble is reported later, through the connections.
+ */
+export function openRedisConnections(
+  topology: RedisTopology,
+  timeouts: ConnectionTimeouts,
+  template?: Redis,
+): RedisConnections {
+  if (template !== undefined) {
+    return {
+      command: template.duplicate(commandOptions(timeouts)),
+      subscriber: template.duplicate(subscriberOptions(timeouts)),
+    };
+  }
+  switch (topology.kind) {
+    case 'single':
+      return {
+        command: new Redis(topology.url, commandOptions(timeouts)),
+        subscriber: new Redis(topology.url, subscriberOptions(timeouts)),
+      };
+    case 'sentinel': {
+      if (topology.sentinels.length === 0) throw new StoreRequestError('Sentinel needs at least one host:port');
+      if (topology.name === '') throw new StoreRequestError('Sentinel needs the master name');
+      const sentinel: RedisOptions = {
+        sentinels: topology.sentinels.map((address) => hostPort(address, 'sentinel')),
+        name: topology.name,
+        role: 'master',
+      };
+      return {
+        command: new Redis({ ...commandOptions(timeouts), ...sentinel }),
+        subscriber: new Redis({ ...subscriberOptions(timeouts), ...sentinel }),
+      };
+    }
+    case 'cluster':
+      return clusterConnections(topology.seeds, timeouts);
+  }
+}
+
+/** The connections' Redis nodes that hold data: every master of a cluster, else the one Redis. */
+export function dataNodes(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}

@@ -1,0 +1,64 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { RedisCluster } from '../helpers/redis-cluster.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+const drafts = (label: string) => [{ type: 'test/event', data: { label } }];
+
+describe('RedisStore waitReplicas: a commit is acknowledged once n replicas have it', () => {
+  const stops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  it('acknowledges with its replica up, and refuses (maybeCommitted) when the replica is gone', async () => {
+    const master = await RedisServer.start();
+    stops.push(() => master.stop());
+    const replica = await RedisServer.start({ extraArgs: ['--replicaof', '127.0.0.1', String(master.port)] });
+    stops.push(() => replica.stop());
+    const store = await RedisStore.open({
+      url: master.url,
+      keyPrefix: 'wait:',
+      waitReplicas: 1,
+      commandTimeoutMs: 600,
+    });
+    stops.push(() => store.close());
+    const admin = new Redis(replica.url);
+    stops.push(async () => admin.disconnect());
+    await expect
+      .poll(() => admin.info('replication'), { timeout: 15_000, interval: 100 })
+      .toMatch(/master_link_status:up/);
+    expect(await store.commit({ sessionId: 'w', expectedSeq: 0, events: drafts('a') })).toMatchObject({
+      status: 'committed',
+    });
+    const head = await store.head('w');
+    expect(
+      await store.commit({ sessionId: 'w', expectedSeq: head.headSeq + 1, events: drafts('b'), idempotencyKey: 'k' }),
+    ).toMatchObject({ status: 'committed' });
+
+    admin.disconnect();
+    await replica.kill();
+    const next = (await store.head('w')).headSeq + 1;
+    await expect(
+      store.commit({ sessionId: 'w', expectedSeq: next, events: drafts('c'), idempotencyKey: 'k2' }),
+    ).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', maybeCommitted: true });
+    // It did reach the master: a retry with its key is a duplicate, not a second copy.
+    expect(
+      await store.commit({ sessionId: 'w', expectedSeq: next, events: drafts('c'), idempotencyKey: 'k2' }),
+    ).toMatchObject({ status: 'duplicate', firstSeq: next });
+  });
+
+  it('waits on the session’s own master in a cluster', async () => {
+    const cluster = await RedisCluster.start();
+    stops.push(() => cluster.stop());
+    const store = await RedisStore.open({ cluster: cluster.urls, keyPrefix: 'wait:', waitReplicas: 1 });
+    stops.push(() => store.close());
+    for (let index = 0; index < 6; index++) {
+      const sessionId = `cw-${index}`;
+      expect(await store.commit({ sessionId, expectedSeq: 0, events: drafts('x') })).toMatchObject({
+        status: 'committed',
+      });
+    }
+  });
+});
