@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 
+const it = test
+  .extend('keyPrefix', { scope: 'file' }, 'rate:')
+  .extend(
+    'hubConfig',
+    { scope: 'file' },
+    { limits: { appendsPerSecond: 5, appendBurst: 5, rateLimitCloseAfterMs: 500 } },
+  );
+
 describe('append rate limit per connection', () => {
-  let redis: RedisServer;
-  let store: RedisStore;
-  let hub: TestHub;
-
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'rate:' });
-    hub = await startHub({ store, limits: { appendsPerSecond: 5, appendBurst: 5, rateLimitCloseAfterMs: 500 } });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await store.close();
-    await redis.stop();
-  });
-
-  it('refuses appends above the rate with RATE_LIMITED (nothing written), without touching other connections', async () => {
+  it('refuses appends above the rate with RATE_LIMITED (nothing written), without touching other connections', async ({
+    redisHub: hub,
+    redisStore: store,
+  }) => {
     const greedy = await RawHubClient.connect(hub.wsUrl);
     const replies = await Promise.all(
       Array.from({ length: 12 }, (_, n) => greedy.request({ type: 'append', sessionId: 'rate/a', events: [note(n)] })),
@@ -43,7 +37,10 @@ describe('append rate limit per connection', () => {
     await Promise.all([greedy.close(), polite.close()]);
   });
 
-  it('closes a connection that keeps flooding with 4029; the hub keeps serving others', async () => {
+  it('closes a connection that keeps flooding with 4029; the hub keeps serving others', async ({
+    redisHub: hub,
+    redisStore: store,
+  }) => {
     const flooder = await RawHubClient.connect(hub.wsUrl);
     const watcher = await RawHubClient.connect(hub.wsUrl);
     await watcher.request({ type: 'subscribe', sessionId: 'rate/b' });

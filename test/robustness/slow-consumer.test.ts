@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
 import type { HubMetrics } from '../../server/metrics.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const KiB = 1024;
 const eventsPerAppend = 16;
@@ -20,19 +19,9 @@ async function counterValue(counter: HubMetrics['closes'], labels: Record<string
     .reduce((sum, value) => sum + value.value, 0);
 }
 
+const it = test.extend('keyPrefix', { scope: 'file' }, 'slow:');
+
 describe('slow consumers', () => {
-  let redis: RedisServer;
-  let store: RedisStore;
-
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'slow:' });
-  });
-  afterAll(async () => {
-    await store.close();
-    await redis.stop();
-  });
-
   async function appendBlobs(writer: RawHubClient, sessionId: string, from: number, count: number): Promise<void> {
     for (let first = from; first < from + count; first += eventsPerAppend) {
       const events = range(first, first + eventsPerAppend - 1).map(blob);
@@ -40,7 +29,9 @@ describe('slow consumers', () => {
     }
   }
 
-  it('a stalled subscriber does not slow the fast ones, the buffer stays bounded, and it ends with the exact log', async () => {
+  it('a stalled subscriber does not slow the fast ones, the buffer stays bounded, and it ends with the exact log', async ({
+    redisStore: store,
+  }) => {
     const maxBufferedBytes = 256 * KiB;
     const hub: TestHub = await startHub({
       store,
@@ -83,7 +74,9 @@ describe('slow consumers', () => {
     await hub.close();
   });
 
-  it('a client that stops reading altogether is closed with SLOW_CONSUMER; the others keep being served', async () => {
+  it('a client that stops reading altogether is closed with SLOW_CONSUMER; the others keep being served', async ({
+    redisStore: store,
+  }) => {
     const hub: TestHub = await startHub({
       store,
       limits: { maxBufferedBytes: 64 * KiB, stallTimeoutMs: 300, catchUpPageSize: eventsPerAppend },
