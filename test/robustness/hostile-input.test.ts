@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { CloseCode, type ServerMessage } from '../../shared/protocol.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const KiB = 1024;
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
@@ -17,8 +17,15 @@ const TARGET = 'fuzz/target';
  * an error (or, for a protocol violation, a close), the hub must keep serving, and TARGET must hold exactly the
  * legitimate writes.
  */
+const it = test.extend('keyPrefix', { scope: 'file' }, 'fuzz:').extend(
+  'hubConfig',
+  { scope: 'file' },
+  {
+    limits: { maxFrameBytes: 512 * KiB, maxEventBytes: 64 * KiB, appendsPerSecond: 100_000, appendBurst: 100_000 },
+  },
+);
+
 describe('hostile input (fast-check)', () => {
-  let redis: RedisServer;
   let store: RedisStore;
   let hub: TestHub;
   let watcher: RawHubClient;
@@ -27,13 +34,9 @@ describe('hostile input (fast-check)', () => {
   let written = 0;
   let answered = 0;
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'fuzz:' });
-    hub = await startHub({
-      store,
-      limits: { maxFrameBytes: 512 * KiB, maxEventBytes: 64 * KiB, appendsPerSecond: 100_000, appendBurst: 100_000 },
-    });
+  it.beforeAll(async ({ redisStore, redisHub }) => {
+    store = redisStore;
+    hub = redisHub;
     watcher = await RawHubClient.connect(hub.wsUrl);
     writer = await RawHubClient.connect(hub.wsUrl);
     hostile = await RawHubClient.connect(hub.wsUrl);
@@ -42,9 +45,6 @@ describe('hostile input (fast-check)', () => {
   });
   afterAll(async () => {
     await Promise.all([watcher.close(), writer.close(), hostile.close()]);
-    await hub.close();
-    await store.close();
-    await redis.stop();
   });
 
   async function legitimateWrite(): Promise<void> {
