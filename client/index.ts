@@ -9,7 +9,7 @@ export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode, isHubErrorCode } from './errors.ts';
 export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
-export type { BackoffOptions } from './backoff.ts';
+export type { BackoffOptions } from '../shared/backoff.ts';
 export type { TokenSource } from './connection.ts';
 export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
 export type { WebSocketConstructor, WebSocketLike } from './transport.ts';

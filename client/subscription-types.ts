@@ -1,5 +1,5 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import type { ClientMessage } from '../shared/protocol.ts';
+import { HubErrorCode, type ClientMessage } from '../shared/protocol.ts';
 import type { ProjectionChange } from './core.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
@@ -37,12 +37,12 @@ export interface SubscriptionLink {
 }
 
 /** Error codes after which re-subscribing cannot help. */
-export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<string> = new Set([
-  'NOT_FOUND',
-  'FORBIDDEN',
-  'UNAUTHORIZED',
-  'TOKEN_EXPIRED',
-  'SEQ_OUT_OF_RANGE',
-  'BAD_REQUEST',
-  'TOO_MANY_SUBSCRIPTIONS',
+export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([
+  HubErrorCode.NOT_FOUND,
+  HubErrorCode.FORBIDDEN,
+  HubErrorCode.UNAUTHORIZED,
+  HubErrorCode.TOKEN_EXPIRED,
+  HubErrorCode.SEQ_OUT_OF_RANGE,
+  HubErrorCode.BAD_REQUEST,
+  HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
 ]);
