@@ -1,5 +1,6 @@
 import { normalizeDraft, type EventDraft, type SessionEvent, type ValidatedDraft } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
 import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';
@@ -43,12 +44,13 @@ export interface AppendPipelineDeps {
 }
 
 /**
- * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
- * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
+ * Pause before retrying after another node won the race for the head: without jitter two nodes that keep colliding
+ * retry in lock-step and one can starve (seen under CPU load). Up to 1 ms for the first, growing to 64 ms.
  */
+const CONFLICT_BACKOFF: BackoffOptions = { initialDelayMs: 1, maxDelayMs: 64, factor: 2 };
+
 function conflictBackoff(attempt: number): Promise<void> {
-  const ceilingMs = Math.min(64, 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+  return new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, CONFLICT_BACKOFF)));
 }
 
 /** One append waiting in its session's queue. */

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../../shared/index.ts';
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -22,7 +23,8 @@ export interface ChannelDeps {
   readonly onReset: (sessionId: string, epoch: string) => void;
 }
 
-const resyncRetryMs = 1000;
+/** Retry of a resync after a store error: up to 1 s for the first, growing to 10 s while the store keeps failing. */
+const RESYNC_RETRY: BackoffOptions = { initialDelayMs: 1000, maxDelayMs: 10_000, factor: 2 };
 
 /**
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
@@ -41,6 +43,8 @@ export class SessionChannel {
   #closed = false;
   #queue: Promise<void> = Promise.resolve();
   #retryTimer: NodeJS.Timeout | undefined;
+  /** Background tasks failed in a row (the backoff's attempt); 0 after one that succeeded. */
+  #failures = 0;
   readonly #listeners = new Set<ChannelListener>();
   readonly #deps: ChannelDeps;
   readonly #stopWatch: () => void;
@@ -107,18 +111,26 @@ export class SessionChannel {
   }
 
   #background(task: () => Promise<void>, what: string): void {
-    this.#enqueue(task).catch((error: unknown) => {
-      this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, `session channel ${what} failed`);
-      this.#scheduleResync();
-    });
+    this.#enqueue(task).then(
+      () => {
+        this.#failures = 0;
+      },
+      (error: unknown) => {
+        this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, `session channel ${what} failed`);
+        this.#scheduleResync();
+      },
+    );
   }
 
   #scheduleResync(): void {
     if (this.#closed || this.#retryTimer !== undefined) return;
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      if (!this.#closed) this.requestResync('retry after store error');
-    }, resyncRetryMs);
+    this.#retryTimer = setTimeout(
+      () => {
+        this.#retryTimer = undefined;
+        if (!this.#closed) this.requestResync('retry after store error');
+      },
+      backoffDelay(this.#failures++, RESYNC_RETRY),
+    );
     this.#retryTimer.unref();
   }
 

@@ -1,3 +1,4 @@
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { HubErrorCode, type ServerMessage } from '../../shared/protocol.ts';
 import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
 import { HubError } from '../hub-error.ts';
@@ -48,8 +49,10 @@ export interface SubscribeParams {
   readonly epoch: string | undefined;
 }
 
+/** Pause before the next catch-up read when the channel re-checks the head. */
 const retryMinMs = 100;
-const retryMaxMs = 5000;
+/** Retry of a failed catch-up read: up to 100 ms for the first, growing to 5 s while the store keeps failing. */
+const CATCH_UP_RETRY: BackoffOptions = { initialDelayMs: retryMinMs, maxDelayMs: 5000, factor: 2 };
 
 /** A catch-up read: the page from `fromSeq` of at most `limit` events (a short page means the log's end). */
 interface PageRead {
@@ -241,7 +244,7 @@ export class Subscription implements ChannelListener {
    * another epoch is never sent: the channel re-checks the head (and resets this subscriber) meanwhile.
    */
   async #catchUp(generation: number): Promise<void> {
-    let retryMs = retryMinMs;
+    let failures = 0;
     const { sink } = this.#deps;
     while (generation === this.#generation) {
       // A closing connection (a slow consumer cut, a GOING_AWAY) would only drop the pages: stop reading them.
@@ -257,7 +260,7 @@ export class Subscription implements ChannelListener {
       try {
         const waitMs = await this.#catchUpStep();
         if (waitMs === 'live') return;
-        retryMs = retryMinMs;
+        failures = 0;
         if (waitMs > 0) await pause(waitMs);
       } catch (error) {
         if (generation !== this.#generation) return;
@@ -276,8 +279,7 @@ export class Subscription implements ChannelListener {
           return;
         }
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
-        await pause(retryMs);
-        retryMs = Math.min(retryMs * 2, retryMaxMs);
+        await pause(backoffDelay(failures++, CATCH_UP_RETRY));
       }
     }
   }
