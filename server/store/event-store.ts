@@ -185,8 +185,9 @@ export interface EventStore {
   readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
   /**
    * `readPage` for a reader that forwards the events in msgpack (the hub's catch-up): the same events, verified
-   * the same way, whose msgpack form the Redis engine splices from the stored bodies instead of decoding them
-   * into objects and encoding those again.
+   * the same way, as stored bodies with their seq and time; `store/codec/` turns them into msgpack (the Redis
+   * engine splices the stored bodies instead of decoding them into objects and encoding those again). The seam
+   * knows nothing of frames: the caller wraps the events.
    */
   readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../../../shared/index.ts';
 import type { CommittedBatch } from '../event-store.ts';
-import { randomUUID } from 'node:crypto';
+import { newEpoch } from '../new-epoch.ts';
 import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
 
 /** What an idempotency key remembers: the seqs and time of the batch it committed (the events are in the log). */
@@ -26,13 +26,6 @@ export interface MemoryBackendOptions {
    * expires. So readers cannot fill the process with sessions that never exist. Default 1 hour.
    */
   readonly emptySessionEpochTtlMs?: number;
-}
-
-/** A new random epoch: a random (v4) UUID, the same form on both engines. */
-export function newEpoch(): string {
-  // randomUUID draws from a cached entropy pool: a commit passes a candidate epoch every time, and randomBytes()
-  // per call showed up in the append profile.
-  return randomUUID();
 }
 
 /** What a store hears from its backend: committed batches, and sessions that were deleted. */

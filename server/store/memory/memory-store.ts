@@ -38,7 +38,8 @@ export interface MemoryStoreOptions {
 
 /**
  * The embedded engine: one process, nothing persisted. Same semantics as the Redis engine: a random epoch per
- * session, idempotency keys kept for the session's lifetime (with the batch digest check), conflicts on an
+ * session, idempotency keys kept for the session's lifetime (a retry compared with the events its key committed),
+ * conflicts on an
  * `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are stored as
  * copies that went through the Redis engine's binary encoding, so both engines return identical values.
  */

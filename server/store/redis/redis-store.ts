@@ -20,7 +20,7 @@ import {
   type SessionHead,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { newEpoch } from '../memory/memory-backend.ts';
+import { newEpoch } from '../new-epoch.ts';
 import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
 import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
 import { encodedStreamPage } from './redis-encoded-page.ts';
@@ -99,9 +99,9 @@ interface ScriptCommands {
   shDelete(...args: string[]): Promise<unknown>;
 }
 
-function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
-  const [first, last, time, digest = ''] = text.split(':');
-  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
+  const [first, last, time] = text.split(':');
+  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
 }
 
 function connectionReady(connection: RedisClient, timeoutMs: number): Promise<void> {
@@ -253,8 +253,8 @@ export class RedisStore implements EventStore {
     ];
     let count = 0;
     batches.forEach((batch) => {
-      // No digest: a known key is compared with its stored events, only when a retry comes (see sameBatch).
-      args.push(batch.idempotencyKey ?? '', '', String(batch.events.length));
+      // A known key is compared with its stored events, only when a retry comes (see sameBatch).
+      args.push(batch.idempotencyKey ?? '', String(batch.events.length));
       count += batch.events.length;
     });
     args.push(msgpackArrayHeader(count));
@@ -337,10 +337,9 @@ export class RedisStore implements EventStore {
 
   /** What a known key committed, and whether it was this batch (compared with the stored events). */
   async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
-    const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
-    const drafts = request.batches[index]!.events;
-    const stored = digest === '' ? await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1) : [];
-    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(drafts, stored, digest) };
+    const { firstSeq, lastSeq, time } = parseSeqRecord(record);
+    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1);
+    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(request.batches[index]!.events, stored) };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
