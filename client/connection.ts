@@ -9,7 +9,7 @@ import type { RequestTracker } from './requests.ts';
 import { SOCKET_OPEN } from './transport.ts';
 import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './transport.ts';
 import { decodeServerMessage, encodeRequest } from './wire.ts';
-import { batchSendsOfThisTurn } from './send-batching.ts';
+import { batchSendsOfThisTurn } from '../shared/send-batching.ts';
 import { connectFailure } from './connect-failure.ts';
 import type { ConnectFailure, StateCause } from './connect-failure.ts';
 

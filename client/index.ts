@@ -13,7 +13,7 @@ export type { BackoffOptions } from '../shared/backoff.ts';
 export type { TokenSource } from './connection.ts';
 export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
 export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
-export type { ProjectionChange } from './core.ts';
+export type { ProjectionChange } from '../shared/index.ts';
 export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
 export type { ProviderStreamOptions, StreamedAssistant, StreamedToolCall } from './provider-streams/index.ts';

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../shared/events.ts';
 import { SessionLogError } from '../shared/errors.ts';
-import { Session } from './core.ts';
+import { Session } from '../shared/index.ts';
 import { HubClientError } from './errors.ts';
 
 /**

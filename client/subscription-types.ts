@@ -1,6 +1,6 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
 import { HubErrorCode, type ClientMessage } from '../shared/protocol.ts';
-import type { ProjectionChange } from './core.ts';
+import type { ProjectionChange } from '../shared/index.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
 import type { RequestTracker } from './requests.ts';
