@@ -39,9 +39,9 @@ export interface MemoryStoreOptions {
 /**
  * The embedded engine: one process, nothing persisted. Same semantics as the Redis engine: a random epoch per
  * session, idempotency keys kept for the session's lifetime (a retry compared with the events its key committed),
- * conflicts on an
- * `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are stored as
- * copies that went through the Redis engine's binary encoding, so both engines return identical values.
+ * conflicts on an `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are
+ * stored as copies that went through the stored-body encoding both engines share (`codec/event-codec.ts`), so
+ * both engines return identical values.
  */
 export class MemoryStore implements EventStore {
   readonly engine = 'memory';
