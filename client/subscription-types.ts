@@ -45,4 +45,5 @@ export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([
   HubErrorCode.SEQ_OUT_OF_RANGE,
   HubErrorCode.BAD_REQUEST,
   HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
+  HubErrorCode.DATA_CORRUPTED,
 ]);

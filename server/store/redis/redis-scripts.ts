@@ -8,7 +8,7 @@
  * Commit a group of batches (appends) of one session atomically; a single commit is the group of one.
  * KEYS: 1 log stream, 2 epoch, 3 idempotency hash.
  * ARGV: 1 candidate epoch, 2 expectedSeq, 3 channel, 4 expected epoch ('' = any), 5 number of batches B,
- *       6 lifetime (ms) of an epoch created for an empty session,
+ *       6 lifetime (ms) of an epoch created for an empty session, 7 commit time to store ('' = Redis' clock),
  *       then per batch 2 items: idempotency key ('' = none), event count;
  *       then the msgpack array header for all the events, then one msgpack body per event.
  * Returns {'committed', epoch, time} | {'keys-known', epoch, {record or '' per batch}} | {'conflict', epoch, length}
@@ -30,7 +30,7 @@ local batches = tonumber(ARGV[5])
 local records = {}
 local known = false
 for b = 1, batches do
-  local key = ARGV[5 + 2 * b]
+  local key = ARGV[6 + 2 * b]
   local record = ''
   if key ~= '' then
     record = redis.call('HGET', KEYS[3], key)
@@ -41,19 +41,22 @@ end
 if known then return {'keys-known', epoch, records} end
 if ARGV[4] ~= '' and ARGV[4] ~= epoch then return {'conflict', epoch, tostring(length)} end
 if length ~= tonumber(ARGV[2]) then return {'conflict', epoch, tostring(length)} end
-local now = redis.call('TIME')
-local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+local time = ARGV[7]
+if time == '' then
+  local now = redis.call('TIME')
+  time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+end
 if length == 0 then redis.call('PERSIST', KEYS[2]) end
 redis.call('HSETNX', KEYS[3], '', '')
-local header = 7 + 2 * batches
+local header = 8 + 2 * batches
 local seq = length
 for b = 1, batches do
   local first = seq
-  for i = 1, tonumber(ARGV[6 + 2 * b]) do
+  for i = 1, tonumber(ARGV[7 + 2 * b]) do
     redis.call('XADD', KEYS[1], string.format('%d-1', seq), 'e', ARGV[header + 1 + seq - length], 't', time)
     seq = seq + 1
   end
-  local key = ARGV[5 + 2 * b]
+  local key = ARGV[6 + 2 * b]
   if key ~= '' then
     redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time)
   end
