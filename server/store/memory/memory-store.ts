@@ -83,7 +83,7 @@ export class MemoryStore implements EventStore {
     // A session gets its epoch with its first events: a read or a refused commit creates nothing.
     const session = existing ?? this.backend.session(request.sessionId);
     const { epoch } = session;
-    const time = Date.now();
+    const time = request.time ?? Date.now();
     const events: SessionEvent[] = [];
     for (const batch of request.batches) {
       const batchFirstSeq = firstSeq + events.length;

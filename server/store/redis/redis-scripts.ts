@@ -8,6 +8,7 @@
  * Commit a group of batches (appends) of one session atomically; a single commit is the group of one.
  * KEYS: 1 log stream, 2 epoch, 3 idempotency hash.
  * ARGV: 1 candidate epoch, 2 expectedSeq, 3 channel, 4 expected epoch ('' = any), 5 number of batches B,
+ *       6 commit time to store ('' = Redis' clock),
  *       then per batch 3 items: idempotency key ('' = none), batch digest, event count;
  *       then the msgpack array header for all the events, then one msgpack body per event.
  * Returns {'committed', epoch, time} | {'keys-known', epoch, {record or '' per batch}} | {'conflict', epoch, length}
@@ -26,7 +27,7 @@ local batches = tonumber(ARGV[5])
 local records = {}
 local known = false
 for b = 1, batches do
-  local key = ARGV[3 + 3 * b]
+  local key = ARGV[4 + 3 * b]
   local record = ''
   if key ~= '' then
     record = redis.call('HGET', KEYS[3], key)
@@ -41,20 +42,23 @@ if not epoch then
   epoch = ARGV[1]
   redis.call('SET', KEYS[2], epoch)
 end
-local now = redis.call('TIME')
-local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+local time = ARGV[6]
+if time == '' then
+  local now = redis.call('TIME')
+  time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+end
 redis.call('HSETNX', KEYS[3], '', '')
-local header = 6 + 3 * batches
+local header = 7 + 3 * batches
 local seq = length
 for b = 1, batches do
   local first = seq
-  for i = 1, tonumber(ARGV[5 + 3 * b]) do
+  for i = 1, tonumber(ARGV[6 + 3 * b]) do
     redis.call('XADD', KEYS[1], string.format('%d-1', seq), 'e', ARGV[header + 1 + seq - length], 't', time)
     seq = seq + 1
   end
-  local key = ARGV[3 + 3 * b]
+  local key = ARGV[4 + 3 * b]
   if key ~= '' then
-    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[4 + 3 * b])
+    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[5 + 3 * b])
   end
 end
 redis.call('PUBLISH', ARGV[3], string.format('%d:', length) .. time .. ':' .. epoch .. '|' .. table.concat(ARGV, '', header))

@@ -237,6 +237,7 @@ export class RedisStore implements EventStore {
       keys.channel,
       request.expectedEpoch ?? '',
       String(batches.length),
+      request.time === undefined ? '' : String(request.time),
     ];
     let count = 0;
     batches.forEach((batch) => {
