@@ -3,7 +3,7 @@ import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import type { CommittedBatch, EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, type CommittedBatch, type EventStore } from '../store/event-store.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -11,6 +11,11 @@ export interface ChannelListener {
   onBatch(batch: LiveBatch): void;
   /** The session's epoch changed (its data was lost): positions are void, restart from seq 0. */
   onReset(epoch: string, reason: string): void;
+  /**
+   * The session had no epoch (`NO_EPOCH`: nothing written yet) and its first commit gave it `epoch`. Nothing was
+   * delivered before, so no position is void: the batches that follow continue from seq 0.
+   */
+  onEpoch(epoch: string): void;
 }
 
 export interface ChannelDeps {
@@ -143,7 +148,7 @@ export class SessionChannel {
 
   async #onCommitted(batch: CommittedBatch): Promise<void> {
     if (this.#closed || !this.#initialized) return;
-    if (batch.epoch !== this.#epoch) {
+    if (batch.epoch !== this.#epoch && !this.#adoptFirstEpoch(batch.epoch)) {
       await this.#resync('epoch changed');
       return;
     }
@@ -176,7 +181,7 @@ export class SessionChannel {
   async #adoptHead(reason: string): Promise<boolean> {
     const head = await this.#deps.store.head(this.sessionId);
     if (this.#closed) return true;
-    if (this.#initialized && head.epoch === this.#epoch) {
+    if (this.#initialized && (head.epoch === this.#epoch || this.#adoptFirstEpoch(head.epoch))) {
       if (head.headSeq >= this.#lastSeq) return false;
       this.#lastSeq = head.headSeq;
       this.#reset(`the store lost events after seq ${head.headSeq} that this node had delivered (same epoch)`);
@@ -196,7 +201,8 @@ export class SessionChannel {
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
       const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
       if (this.#closed) return;
-      if (page.epoch !== this.#epoch) {
+      const epoch = page.epoch ?? NO_EPOCH;
+      if (epoch !== this.#epoch && !this.#adoptFirstEpoch(epoch)) {
         await this.#adoptHead('the store holds another epoch');
         return;
       }
@@ -208,6 +214,23 @@ export class SessionChannel {
       this.#emit(events);
       if (events.length < pageSize) return;
     }
+  }
+
+  /**
+   * Take `epoch` without a reset when it is the first epoch of a session this channel saw without one and before
+   * delivering anything (its first commit). True when it did.
+   */
+  #adoptFirstEpoch(epoch: string): boolean {
+    if (this.#epoch !== NO_EPOCH || this.#lastSeq !== -1 || epoch === NO_EPOCH) return false;
+    this.#epoch = epoch;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener.onEpoch(epoch);
+      } catch (error) {
+        this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on its first epoch');
+      }
+    }
+    return true;
   }
 
   #emit(events: readonly SessionEvent[]): void {

@@ -1,4 +1,3 @@
-import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
 import { Cluster, type Redis } from 'ioredis';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
@@ -76,12 +75,6 @@ export interface RedisStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
   readonly onError?: StoreErrorReporter;
-  /**
-   * Lifetime of the epoch of a session that has no events (created when someone reads a session nobody wrote yet):
-   * it expires after this long unless an event is written, which makes it permanent. Keeps readers from filling
-   * Redis with epochs of sessions that never exist. Default 1 hour.
-   */
-  readonly emptySessionEpochTtlMs?: number;
 }
 
 /** Where the options point: a cluster, sentinels, or one Redis. */
@@ -95,7 +88,7 @@ function topologyOf(options: RedisStoreOptions): RedisTopology {
 
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
-  shHead(...args: string[]): Promise<unknown>;
+  shHead(log: string, epoch: string): Promise<unknown>;
   shDelete(...args: string[]): Promise<unknown>;
 }
 
@@ -134,7 +127,6 @@ export class RedisStore implements EventStore {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #report: StoreErrorReporter;
-  readonly #emptyEpochTtl: string;
   #outageReported = false;
   readonly #reconnectListeners = new Set<() => void>();
 
@@ -144,8 +136,6 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
-    const ttl = options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS;
-    this.#emptyEpochTtl = String(checkEmptySessionEpochTtl(ttl));
     this.#waitReplicas = options.waitReplicas ?? 0;
     if (!Number.isSafeInteger(this.#waitReplicas) || this.#waitReplicas < 0 || this.#waitReplicas > 100) {
       throw new StoreRequestError('waitReplicas must be an integer from 0 to 100');
@@ -225,9 +215,7 @@ export class RedisStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const reply = await this.#call('head', false, () =>
-      this.#redis.shHead(keys.log, keys.epoch, newEpoch(), this.#emptyEpochTtl),
-    );
+    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
     const [epoch, length] = reply as [string, number];
     return { epoch, headSeq: length - 1 };
   }
@@ -249,7 +237,6 @@ export class RedisStore implements EventStore {
       keys.channel,
       request.expectedEpoch ?? '',
       String(batches.length),
-      this.#emptyEpochTtl,
       request.time === undefined ? '' : String(request.time),
     ];
     let count = 0;
