@@ -70,7 +70,19 @@ export function createHub(input: HubConfig): Hub {
     idleMs: config.sessionCacheIdleMs,
     lifecycle: config.lifecycle === 'enforce',
   });
-  const pipeline = new AppendPipeline({ store, cache, limits, retries: config.appendRetries, logger, metrics });
+  const pipeline = new AppendPipeline({
+    store,
+    cache,
+    limits,
+    retries: config.appendRetries,
+    logger,
+    metrics,
+    // This node's commits reach its subscribers from here (after the acks), other nodes' through the store watch.
+    localCommits: {
+      started: (sessionId) => channels.ownCommitStarted(sessionId),
+      finished: (sessionId, batch) => channels.ownCommitFinished(sessionId, batch),
+    },
+  });
   const stopReconnectWatch = store.onReconnect(() => {
     logger.info('the store reconnected: cached sessions will be rebuilt from it');
     cache.storeReconnected();
