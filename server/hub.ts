@@ -148,6 +148,7 @@ export function createHub(input: HubConfig): Hub {
       ws.close(CloseCode.GOING_AWAY, 'hub shutting down');
       return;
     }
+    const upgradeToken = readUpgradeToken(request);
     const connection: Connection = new Connection(ws, {
       store,
       channels,
@@ -171,7 +172,7 @@ export function createHub(input: HubConfig): Hub {
         url: request.url ?? WS_PATH,
         remoteAddress: request.socket.remoteAddress,
       },
-      upgradeToken: () => requestToken(request),
+      upgradeToken,
       principalRate,
       admit: () => {
         if (admitted.size >= limits.maxConnections) {
@@ -289,4 +290,19 @@ export function createHub(input: HubConfig): Hub {
       return closing;
     },
   };
+}
+
+/**
+ * The upgrade request's token, read once at the upgrade: the connection keeps the string (or the typed error of a
+ * malformed `Authorization` header, thrown on `hello`), never the request itself (its socket, parser and buffers).
+ */
+function readUpgradeToken(request: IncomingMessage): () => string | undefined {
+  try {
+    const token = requestToken(request);
+    return () => token;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
 }

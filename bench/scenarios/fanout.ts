@@ -20,7 +20,12 @@ interface Measured {
   readonly atLoad: FanoutMeasurement;
   /** At 50 % of the slowest system's saturation rate in the same case (the same offered load for every system). */
   atCommonLoad?: FanoutMeasurement;
+  /** The hub on one node at `ACK_RATE` events/s: append→ack (does the ack wait for the local fan-out?). */
+  atAckRate?: FanoutMeasurement;
 }
+
+/** Offered events/s of the append→ack case: a rate at which each append commits alone. */
+const ACK_RATE = 20;
 
 /** 50 % of the lowest saturation rate (events/s) any system reached with `nodes` nodes and `subscribers`. */
 function commonLoad(results: FanoutResults, nodes: number, subscribers: number): number | undefined {
@@ -61,6 +66,14 @@ function measure(plan: PlanCase, timing: Timing, results: FanoutResults, log: (l
     const measured = await runFanoutCase({ system: target.system, servers, subscribers, sessionId, timing });
     ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
     const { saturation, atLoad } = measured;
+    if (key === 'hub' && nodes === 1) {
+      const ackCase = { system: target.system, servers, subscribers, sessionId: `${sessionId}-ack`, timing };
+      const atAckRate = await runLatencyCase(ackCase, ACK_RATE);
+      results.measurements[key]![String(nodes)]![String(subscribers)]!.atAckRate = atAckRate;
+      log(
+        `fanout hub nodes=1 subs=${subscribers}: p50 append→ack ${atAckRate.ackLatency?.p50Ms ?? NaN} ms at ${ACK_RATE}/s`,
+      );
+    }
     log(
       `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
         `(server ${saturation.serverCores.toFixed(2)} cores, load generator ${saturation.loadGeneratorCores.toFixed(2)}), ` +
@@ -201,6 +214,20 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
           baseline: latencyBaseline?.atLoad.latency === undefined ? null : pick(latencyBaseline.atLoad.latency),
           target: isP99 ? '≤ 5 ms' : '',
           met: isP99 ? atMost(value, 5) : null,
+        });
+      }
+      if (nodes === 1 && subscribers > 1) {
+        const ackP50 = hub?.atAckRate?.ackLatency?.p50Ms ?? null;
+        const oneP50 = get(results, 'hub', 1, 1)?.atAckRate?.ackLatency?.p50Ms ?? null;
+        rows.push({
+          scenario,
+          metric: `p50 append→ack at ${ACK_RATE} events/s`,
+          unit: 'ms',
+          hub: ackP50,
+          baselineName: 'hub, 1 subscriber',
+          baseline: oneP50,
+          target: '≤ 1.5× with 1 subscriber',
+          met: atMost(ackP50, oneP50 === null ? null : oneP50 * 1.5),
         });
       }
       const common = commonLoad(results, nodes, subscribers);
