@@ -1,12 +1,24 @@
 import { runFanoutCase, runLatencyCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
 import type { LatencySummary } from '../stats.ts';
 import { atLeast, atMost, type Row } from '../report.ts';
-import { socketIoTarget, stopAll, wsRelayTarget, type BenchContext, type SystemTarget } from '../targets.ts';
+import {
+  socketIoTarget,
+  stopAll,
+  wsRelayTarget,
+  xaddRelayTarget,
+  type BenchContext,
+  type SystemTarget,
+} from '../targets.ts';
 
 export interface FanoutResults {
   /** measurements[system][nodes][subscribers] */
   readonly measurements: Record<string, Record<string, Record<string, Measured>>>;
+  /** The fixed-rate case (`FIXED_RATE`): fixedRate[system], two nodes. */
+  readonly fixedRate: Record<string, FanoutMeasurement>;
 }
+
+/** The rate agents stream at: each event travels alone (no group commit), `subscribers` on two nodes. */
+const FIXED_RATE = { eventsPerSec: 200, subscribers: 100, nodes: 2 } as const;
 
 const LATENCY_PERCENTILES: readonly [string, (summary: LatencySummary) => number][] = [
   ['p50', (summary) => summary.p50Ms],
@@ -106,6 +118,35 @@ function measureAtCommonLoad(
   });
 }
 
+/** Third pass: every two-node system at `FIXED_RATE` (p99 append→receive and server CPU per delivery). */
+async function measureFixedRate(
+  key: string,
+  target: SystemTarget,
+  timing: Timing,
+  results: FanoutResults,
+  log: (line: string) => void,
+): Promise<void> {
+  const { eventsPerSec, subscribers, nodes } = FIXED_RATE;
+  await onServers(target, nodes, [subscribers], async (servers) => {
+    const sessionId = `bench-fanout-fixed-${key}-${Date.now()}`;
+    const measured = await runLatencyCase(
+      { system: target.system, servers, subscribers, sessionId, timing },
+      eventsPerSec,
+    );
+    results.fixedRate[key] = measured;
+    log(
+      `fanout ${key} nodes=${nodes} subs=${subscribers} at ${eventsPerSec}/s: p99 ${measured.latency?.p99Ms ?? NaN} ms, ` +
+        `${cpuMicrosPerDelivery(measured)?.toFixed(1) ?? NaN} µs server CPU per delivery`,
+    );
+  });
+}
+
+/** Server CPU (all nodes) per delivery of a measured window, in µs. */
+function cpuMicrosPerDelivery(measured: FanoutMeasurement | undefined): number | null {
+  if (measured === undefined || measured.deliveriesPerSec === 0) return null;
+  return (measured.cost.cpuMs * 1000) / ((measured.deliveriesPerSec * measured.windowMs) / 1000);
+}
+
 /** Scenario 2: one writer, 1 / 100 / 1,000 subscribers, one node and two; deliveries/s and latency. */
 export async function runFanout(
   context: BenchContext,
@@ -114,7 +155,7 @@ export async function runFanout(
 ): Promise<{ rows: Row[]; raw: FanoutResults }> {
   const timing: Timing = context.quick ? { warmupMs: 300, durationMs: 1200 } : { warmupMs: 1000, durationMs: 4000 };
   const counts = context.quick ? [1, 1000] : [1, 100, 1000];
-  const results: FanoutResults = { measurements: {} };
+  const results: FanoutResults = { measurements: {}, fixedRate: {} };
   // Quick: the single-node cases at both ends, the two-node hub; full: every combination.
   const plan: [string, SystemTarget | undefined, number, readonly number[]][] = [
     ['hub', hub, 1, counts],
@@ -141,7 +182,17 @@ export async function runFanout(
       }
     }
   }
-  return { rows: fanoutRows(results, counts), raw: results };
+  for (const [key, target] of [
+    ['hub', hub],
+    ['xadd', xaddRelayTarget(context)],
+    ['socketio', socketIoTarget(context)],
+  ] as const) {
+    if (target === undefined) continue;
+    await measureFixedRate(key, target, timing, results, log).catch((error: unknown) => {
+      log(`fanout ${key} fixed rate failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+  return { rows: [...fanoutRows(results, counts), ...fixedRateRows(results)], raw: results };
 }
 
 function get(results: FanoutResults, key: string, nodes: number, subscribers: number): Measured | undefined {
@@ -277,4 +328,60 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
     }
   }
   return rows;
+}
+
+/** The rows of the fixed-rate case (pure: from the measurements). */
+export function fixedRateRows(results: FanoutResults): Row[] {
+  const { eventsPerSec, subscribers, nodes } = FIXED_RATE;
+  const scenario = `fan-out ${eventsPerSec} events/s × ${subscribers} subs, ${nodes} nodes`;
+  const hub = results.fixedRate['hub'];
+  const xadd = results.fixedRate['xadd'];
+  const sio = results.fixedRate['socketio'];
+  const p99 = (measured: FanoutMeasurement | undefined): number | null => measured?.latency?.p99Ms ?? null;
+  const hubP99 = p99(hub);
+  const hubCpu = cpuMicrosPerDelivery(hub);
+  const sioCpu = cpuMicrosPerDelivery(sio);
+  const times = (value: number | null, factor: number): number | null => (value === null ? null : value * factor);
+  return [
+    {
+      scenario,
+      metric: 'p99 append→receive',
+      unit: 'ms',
+      hub: hubP99,
+      baselineName: 'ws relay + XADD',
+      baseline: p99(xadd),
+      target: '≤ 1.5× ws relay + XADD',
+      met: atMost(hubP99, times(p99(xadd), 1.5)),
+    },
+    {
+      scenario,
+      metric: 'p99 append→receive',
+      unit: 'ms',
+      hub: hubP99,
+      baselineName: 'Socket.IO',
+      baseline: p99(sio),
+      target: '≤ 0.5× Socket.IO',
+      met: atMost(hubP99, times(p99(sio), 0.5)),
+    },
+    {
+      scenario,
+      metric: 'server CPU per delivery (all nodes)',
+      unit: 'µs',
+      hub: hubCpu,
+      baselineName: 'Socket.IO',
+      baseline: sioCpu,
+      target: '≤ 0.5× Socket.IO',
+      met: atMost(hubCpu, times(sioCpu, 0.5)),
+    },
+    {
+      scenario,
+      metric: 'server CPU per delivery (all nodes)',
+      unit: 'µs',
+      hub: hubCpu,
+      baselineName: 'ws relay + XADD',
+      baseline: cpuMicrosPerDelivery(xadd),
+      target: '',
+      met: null,
+    },
+  ];
 }
