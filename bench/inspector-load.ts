@@ -5,20 +5,13 @@
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/helpers/chromium.ts';
 import { HubClient } from '../client/index.ts';
 import { createHub } from '../server/hub.ts';
 import { MemoryStore } from '../server/store/memory/memory-store.ts';
 
 const EVENTS = Number(process.argv[2] ?? 100_000);
 const SESSION = 'bench/inspector';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-];
 
 const store = new MemoryStore();
 const hub = createHub({ store, port: 0, logLevel: 'silent' });
@@ -62,7 +55,7 @@ await new Promise<void>((resolve) => subscription.once('live', () => resolve()))
 const sdkMs = performance.now() - sdkStart;
 reader.close();
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 await page.goto(`${address.url}/inspect`); // the first load bundles the assets in a checkout: not timed
 const pageStart = performance.now();

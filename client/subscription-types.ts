@@ -45,4 +45,5 @@ export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<string> = new Set([
   'SEQ_OUT_OF_RANGE',
   'BAD_REQUEST',
   'TOO_MANY_SUBSCRIPTIONS',
+  'DATA_CORRUPTED',
 ]);

@@ -3,7 +3,7 @@ import type { ClientMessage, ErrorMessage, ServerMessage, Watcher } from '../sha
 import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
-import { LocalLog } from './local-log.ts';
+import { LocalLog, type OfferResult } from './local-log.ts';
 import type { SubscriptionSnapshot, SubscriptionStart } from './subscribe-options.ts';
 import { PresenceView, type PresenceRequest } from './presence.ts';
 import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
@@ -218,7 +218,27 @@ export class Subscription extends Emitter<SubscriptionEvents> {
 
   #onEvents(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      const result = this.#log.offer(event);
+      let result: OfferResult;
+      try {
+        result = this.#log.offer(event);
+      } catch (cause) {
+        // An event the log contract refuses (a corrupted store, or a hub that broke the contract): the copy cannot
+        // go on without lying, and resubscribing would read the same event again. End the subscription, never the
+        // process (this runs inside the socket's message handler).
+        const message = cause instanceof Error ? cause.message : String(cause);
+        this.#fail(
+          new HubClientError(
+            ClientErrorCode.PROTOCOL,
+            `event ${event.seq} of ${this.sessionId} breaks the log contract: ${message}`,
+            {
+              sessionId: this.sessionId,
+              details: { seq: event.seq },
+              cause,
+            },
+          ),
+        );
+        return;
+      }
       if (result.kind === 'duplicate') continue;
       if (result.kind === 'gap') {
         this.#resubscribe();
@@ -258,7 +278,9 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       sessionId: this.sessionId,
       details: message.details,
     });
-    if (FINAL_SUBSCRIPTION_CODES.has(message.code)) {
+    // A node-wide subscription cap (details.scope 'node') is not this client's doing: retry later, like a full node.
+    const nodeFull = message.code === 'TOO_MANY_SUBSCRIPTIONS' && message.details?.['scope'] === 'node';
+    if (FINAL_SUBSCRIPTION_CODES.has(message.code) && !nodeFull) {
       this.#fail(error);
       return;
     }

@@ -61,6 +61,12 @@ export function toHubError(error: unknown): HubError {
     // e.g. the store's StoreRequestError (a session id it cannot hold)
     return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   }
+  if (error instanceof Error && hasCode(error, HubErrorCode.DATA_CORRUPTED)) {
+    // The store holds an entry it cannot read (StoreDataError): say so, and which, rather than INTERNAL.
+    return new HubError(HubErrorCode.DATA_CORRUPTED, `stored data is corrupted: ${error.message}`, undefined, {
+      cause: error,
+    });
+  }
   if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
   if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   return new HubError(HubErrorCode.INTERNAL, 'internal error', undefined, { cause: error });
@@ -96,6 +102,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   TOO_MANY_CONNECTIONS: 503,
   STORE_UNAVAILABLE: 503,
   SHUTTING_DOWN: 503,
+  DATA_CORRUPTED: 500,
   INTERNAL: 500,
 };
 

@@ -243,8 +243,9 @@ export function createHub(input: HubConfig): Hub {
     await withTimeout(pipeline.drain(), config.shutdownTimeoutMs, drainTimeout).catch((error: unknown) =>
       logger.warn({ err: error }, 'in-flight appends did not finish in time'),
     );
-    await closeSockets();
+    // Presence first: its watchers leave in one write per session, and the sockets closing next write nothing more.
     await presence.close();
+    await closeSockets();
     channels.closeAll();
     stopReconnectWatch();
     cache.clear();

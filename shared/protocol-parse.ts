@@ -222,6 +222,8 @@ function parseAppend(reader: Reader): AppendRequest {
   if (idempotencyKey !== undefined) message.idempotencyKey = idempotencyKey;
   const after = reader.optionalString('after', KEY_RULE);
   if (after !== undefined) message.after = after;
+  const time = reader.optionalIndex('time');
+  if (time !== undefined) message.time = time;
   return message;
 }
 

@@ -97,6 +97,12 @@ export interface AppendRequest {
    * refused this way), this one is refused with APPEND_FENCED and nothing is written, so it never overtakes it.
    */
   readonly after?: string;
+  /**
+   * Import mode (needs `admin` on the session as well as `append`): store this commit time (epoch ms) for every
+   * event of the append instead of the hub's clock. It must not be before the session's last event's time nor in
+   * the future (INVALID_EVENT). Ordinary appends leave it out and get the hub's time.
+   */
+  readonly time?: number;
 }
 
 export interface PingRequest {

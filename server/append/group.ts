@@ -1,6 +1,7 @@
 import { SessionLogError, type EventDraft, type ValidatedDraft } from '../../shared/index.ts';
 import type { LogValidator } from '../../shared/log-validator.ts';
 import type { CommitBatch } from '../store/event-store.ts';
+import { importTimeError } from './import-time.ts';
 
 /** What a queued append carries into planning. */
 export interface PlannedAppend {
@@ -8,6 +9,8 @@ export interface PlannedAppend {
     readonly events: readonly EventDraft[];
     readonly expectedSeq?: number | undefined;
     readonly idempotencyKey?: string | undefined;
+    /** Import mode: the commit time to store (appends with different times never share a group). */
+    readonly time?: number | undefined;
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
@@ -24,8 +27,13 @@ export interface GroupLimits {
 }
 
 export type GroupPlan<T extends PlannedAppend> =
-  /** Commit these appends together: `batches[i]` holds `items[i]`'s validated events. */
-  | { readonly kind: 'group'; readonly items: readonly T[]; readonly batches: readonly CommitBatch[] }
+  /** Commit these appends together: `batches[i]` holds `items[i]`'s validated events; `time`: import mode. */
+  | {
+      readonly kind: 'group';
+      readonly items: readonly T[];
+      readonly batches: readonly CommitBatch[];
+      readonly time: number | undefined;
+    }
   /** The first append's `expectedSeq` is not the session's next seq. */
   | { readonly kind: 'seq-mismatch'; readonly item: T }
   /** The first append fails validation at the session's head. */
@@ -42,6 +50,8 @@ export function planGroup<T extends PlannedAppend>(
   pending: readonly T[],
   log: LogValidator,
   limits: GroupLimits,
+  /** Import mode: the time of the session's last event (undefined when it is empty). */
+  lastTime?: number,
 ): GroupPlan<T> {
   const items: T[] = [];
   const counts: number[] = [];
@@ -56,6 +66,7 @@ export function planGroup<T extends PlannedAppend>(
       break;
     }
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
+    if (items.length > 0 && item.input.time !== items[0]!.input.time) break;
     if (items.length > 0 && drafts.length + events.length > limits.maxEvents) break;
     if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
     bytes += item.bytes;
@@ -66,6 +77,9 @@ export function planGroup<T extends PlannedAppend>(
   }
   const first = items[0];
   if (first === undefined) throw new Error('planGroup needs a ready append first in the queue');
+  const time = first.input.time;
+  const timeError = time === undefined ? undefined : importTimeError(time, lastTime);
+  if (timeError !== undefined) return { kind: 'invalid', item: first, error: timeError };
 
   let validated: readonly ValidatedDraft[];
   try {
@@ -87,7 +101,7 @@ export function planGroup<T extends PlannedAppend>(
     const key = item.input.idempotencyKey;
     batches.push(key === undefined ? { events } : { events, idempotencyKey: key });
   });
-  return { kind: 'group', items, batches };
+  return { kind: 'group', items, batches, time };
 }
 
 /** Index of the append holding the event that would get `seq` (0 when unknown). */

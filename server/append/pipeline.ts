@@ -27,6 +27,8 @@ export interface AppendInput {
    * so the same key from another principal is another key.
    */
   readonly keyOwner: string;
+  /** Import mode (the caller checked the `admin` right): the commit time to store instead of the store's clock. */
+  readonly time?: number | undefined;
 }
 
 /** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
@@ -226,7 +228,18 @@ export class AppendPipeline {
 
   /** One planning and commit round: settles at least one append, or refreshes the cache (bounded by retries). */
   async #step(queue: QueuedAppend[], entry: CachedSession): Promise<void> {
-    const plan = planGroup(queue, entry.log, this.#groupLimits);
+    // Import mode checks its time against the session's last event, which the validator does not keep.
+    const head = queue[0]!;
+    let lastTime: number | undefined;
+    if (head.input.time !== undefined && entry.log.length > 0) {
+      try {
+        lastTime = (await this.#deps.store.read(entry.sessionId, entry.log.length - 1, 1))[0]?.time;
+      } catch (error) {
+        this.#fail(queue, [settle(queue, head)], error);
+        return;
+      }
+    }
+    const plan = planGroup(queue, entry.log, this.#groupLimits, lastTime);
     switch (plan.kind) {
       case 'seq-mismatch':
         return this.#onSeqMismatch(queue, entry, plan.item);
@@ -247,7 +260,7 @@ export class AppendPipeline {
       }
       case 'group':
         try {
-          await this.#commitGroup(queue, entry, plan.items, plan.batches);
+          await this.#commitGroup(queue, entry, plan.items, plan.batches, plan.time);
         } catch (error) {
           const unsettled = plan.items.filter((item) => queue.includes(item));
           this.#fail(
@@ -289,11 +302,13 @@ export class AppendPipeline {
     entry: CachedSession,
     items: readonly QueuedAppend[],
     batches: readonly CommitBatch[],
+    time: number | undefined,
   ): Promise<void> {
     const { cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
     const expectedSeq = entry.log.length;
-    const result = await this.#storeCommit({ sessionId, expectedSeq, expectedEpoch: entry.epoch, batches });
+    const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches };
+    const result = await this.#storeCommit(time === undefined ? request : { ...request, time });
     switch (result.status) {
       case 'committed': {
         const { epoch, events } = result;

@@ -44,6 +44,8 @@ export interface ServeOptions {
 export const serveUsage = `Usage: session-hub serve [options]
 
 Starts a hub node: WebSocket protocol v1 on /v1/ws and the HTTP API on one port.
+Environment: each variable named below is read as SESSION_HUB_<NAME> first (SESSION_HUB_PORT,
+SESSION_HUB_REDIS_URL, SESSION_HUB_AUTH_SECRET, ...); the short <NAME> is an alias kept for compatibility.
 
 Options:
   --port <n>           TCP port (env PORT; default 8080; 0 = any free port)

@@ -230,6 +230,8 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
     sessionId,
   });
   if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
+  // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
+  if (message.time !== undefined) await authorize(request, sessionId, 'admin', deps);
   const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
   const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
   return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };

@@ -78,6 +78,8 @@ export interface GroupCommitRequest {
   /** As in `CommitRequest`: the group succeeds only in this epoch. Omitted: the epoch is not checked. */
   readonly expectedEpoch?: string;
   readonly batches: readonly CommitBatch[];
+  /** Import mode: the commit time to store (epoch ms, checked by the caller). Omitted: the store's clock. */
+  readonly time?: number;
 }
 
 /** What an idempotency key remembers: the batch it committed, and whether that batch had the same content. */
@@ -243,5 +245,5 @@ export class StoreRequestError extends Error {
  */
 export class StoreDataError extends Error {
   override readonly name = 'StoreDataError';
-  readonly code = 'INTERNAL';
+  readonly code = 'DATA_CORRUPTED';
 }

@@ -248,9 +248,12 @@ export class Connection {
       this.#deps.principalRate?.checkAppend(this.#principal, this.#deps.request.remoteAddress);
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
+      // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
+      const ready =
+        message.time === undefined ? authorized : authorized.then(() => this.#authorize('admin', message.sessionId));
       const { metrics, pipeline } = this.#deps;
       const keyOwner = this.#principal?.subject ?? '';
-      outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, authorized));
+      outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
     } catch (error) {
       this.#fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;

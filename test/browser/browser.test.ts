@@ -1,25 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { deriveMessages } from '../../shared/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>session-hub SDK</title></head>
 <body><p id="status">connecting</p><ul id="messages"></ul><script type="module" src="/page.js"></script></body></html>`;
@@ -51,7 +40,7 @@ async function bundlePage(): Promise<{ code: string; inputs: string[]; imports: 
  * loopback.
  */
 const INSECURE_HOST = 'insecure-origin.test';
-const INSECURE_ARGS = [...CHROMIUM_ARGS, `--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`];
+const INSECURE_ARGS = [`--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`];
 
 describe('the SDK in a real browser (headless Debian Chromium)', () => {
   let bundle: Awaited<ReturnType<typeof bundlePage>>;
@@ -68,7 +57,6 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     bundle = await bundlePage();
     server = createServer(serve);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -80,7 +68,7 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
     // The insecure page reaches this open hub under a name of its own: a Host it must be told to answer.
     hub = await startHub({ store, allowedOrigins: pageOrigins, allowedHosts: [INSECURE_HOST] });
     client = new HubClient({ url: hub.wsUrl });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -100,7 +88,7 @@ describe('the SDK in a real browser (headless Debian Chromium)', () => {
   });
 
   it('a page on an insecure origin (plain http, not localhost: no crypto.randomUUID) can append', async () => {
-    const insecureBrowser = await chromium.launch({ executablePath: CHROMIUM, args: INSECURE_ARGS });
+    const insecureBrowser = await launchChromium(INSECURE_ARGS);
     try {
       const page = await insecureBrowser.newPage();
       const address = server.address();

@@ -1,22 +1,14 @@
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { deriveMessages } from '../../shared/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"></head>
 <body><ul id="messages"></ul><script type="module" src="/reload-page.js"></script></body></html>`;
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } }) as const;
@@ -34,7 +26,6 @@ describe('a page that keeps its snapshot in IndexedDB resumes after a reload (he
   let pageUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     const bundle = await build({
       entryPoints: [fileURLToPath(new URL('./reload-page.ts', import.meta.url))],
       bundle: true,
@@ -56,7 +47,7 @@ describe('a page that keeps its snapshot in IndexedDB resumes after a reload (he
     store = new MemoryStore();
     hub = await startHub({ store, allowedOrigins: [`http://127.0.0.1:${port}`] });
     client = new HubClient({ url: hub.wsUrl });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     pageUrl = `http://127.0.0.1:${port}/?${new URLSearchParams({ hub: hub.wsUrl, session: 'browser/reload' }).toString()}`;
   }, 60_000);
 

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
@@ -10,17 +10,6 @@ import { startHub, type TestHub } from '../helpers/hub.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { startSecureHub, type SecureHub } from '../security/secure-hub.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /**
  * Every run writes a screenshot of the session view: to the system's temp dir, or with `UPDATE_SCREENSHOTS=1` over
  * the picture the README shows (docs/images/inspector.png), so an ordinary run leaves the work tree clean.
@@ -54,11 +43,10 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
   const sessionId = 'demo/calculator';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     store = new MemoryStore();
     hub = await startHub({ store });
     client = new HubClient({ url: hub.wsUrl });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -240,7 +228,7 @@ describe('the web inspector on a hub that requires tokens (Redis engine)', () =>
       expectedSeq: 0,
       events: [{ type: 'user/message', data: { role: 'user', content: 'hello tokens' }, surfaceOp: 'append' }],
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

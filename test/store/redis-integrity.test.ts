@@ -40,7 +40,7 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await store.commit({ sessionId: 'garbage', expectedSeq: 0, events: drafts(1) });
     await redis.xadd(store.keys('garbage').log, '1-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
     await expect(store.read('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
-    await expect(store.read('garbage', 1, 10)).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(store.read('garbage', 1, 10)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
     await expect(store.readPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     await expect(store.readEncodedPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     expect((await store.readEncodedPage('garbage', 0, 1)).count).toBe(1);

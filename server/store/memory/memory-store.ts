@@ -88,7 +88,7 @@ export class MemoryStore implements EventStore {
     const firstSeq = session.events.length;
     const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
     if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
-    const time = Date.now();
+    const time = request.time ?? Date.now();
     const events: SessionEvent[] = [];
     for (const batch of request.batches) {
       const batchFirstSeq = firstSeq + events.length;

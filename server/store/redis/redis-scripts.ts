@@ -8,7 +8,7 @@
  * Commit a group of batches (appends) of one session atomically; a single commit is the group of one.
  * KEYS: 1 log stream, 2 epoch, 3 idempotency hash.
  * ARGV: 1 candidate epoch, 2 expectedSeq, 3 channel, 4 expected epoch ('' = any), 5 number of batches B,
- *       6 lifetime (ms) of an epoch created for an empty session,
+ *       6 lifetime (ms) of an epoch created for an empty session, 7 commit time to store ('' = Redis' clock),
  *       then per batch 3 items: idempotency key ('' = none), batch digest, event count;
  *       then the msgpack array header for all the events, then one msgpack body per event.
  * Returns {'committed', epoch, time} | {'keys-known', epoch, {record or '' per batch}} | {'conflict', epoch, length}
@@ -30,7 +30,7 @@ local batches = tonumber(ARGV[5])
 local records = {}
 local known = false
 for b = 1, batches do
-  local key = ARGV[4 + 3 * b]
+  local key = ARGV[5 + 3 * b]
   local record = ''
   if key ~= '' then
     record = redis.call('HGET', KEYS[3], key)
@@ -41,21 +41,24 @@ end
 if known then return {'keys-known', epoch, records} end
 if ARGV[4] ~= '' and ARGV[4] ~= epoch then return {'conflict', epoch, tostring(length)} end
 if length ~= tonumber(ARGV[2]) then return {'conflict', epoch, tostring(length)} end
-local now = redis.call('TIME')
-local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+local time = ARGV[7]
+if time == '' then
+  local now = redis.call('TIME')
+  time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+end
 if length == 0 then redis.call('PERSIST', KEYS[2]) end
 redis.call('HSETNX', KEYS[3], '', '')
-local header = 7 + 3 * batches
+local header = 8 + 3 * batches
 local seq = length
 for b = 1, batches do
   local first = seq
-  for i = 1, tonumber(ARGV[6 + 3 * b]) do
+  for i = 1, tonumber(ARGV[7 + 3 * b]) do
     redis.call('XADD', KEYS[1], string.format('%d-1', seq), 'e', ARGV[header + 1 + seq - length], 't', time)
     seq = seq + 1
   end
-  local key = ARGV[4 + 3 * b]
+  local key = ARGV[5 + 3 * b]
   if key ~= '' then
-    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[5 + 3 * b])
+    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[6 + 3 * b])
   end
 end
 redis.call('PUBLISH', ARGV[3], string.format('%d:', length) .. time .. ':' .. epoch .. '|' .. table.concat(ARGV, '', header))

@@ -250,6 +250,7 @@ export class RedisStore implements EventStore {
       request.expectedEpoch ?? '',
       String(batches.length),
       this.#emptyEpochTtl,
+      request.time === undefined ? '' : String(request.time),
     ];
     let count = 0;
     batches.forEach((batch) => {

@@ -1,0 +1,57 @@
+import { toJsonl } from '../../../shared/index.ts';
+import { HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, UsageError, type Command } from '../command.ts';
+import { HubHttp } from '../hub-http.ts';
+import { hubTarget } from '../hub-target.ts';
+import { openOutput } from '../output-file.ts';
+import { progressBar } from '../progress.ts';
+import { readPages } from '../session-reader.ts';
+
+const usage = `Usage: session-hub export <sessionId> [-o <file>] [options]
+
+Writes the whole log of a session as JSONL, one event per line (seq, type, time, data, surfaceOp,
+sourceEventSeqs), to stdout or a file. The log is read in pages (memory stays bounded) up to the head it had
+when the export started. A progress bar is drawn on stderr when stderr is a terminal. Needs read on the session.
+
+Options:
+  -o, --output <file>  write to this file instead of stdout (removed again if the export fails)
+${HUB_OPTIONS_USAGE}
+
+Example:
+  session-hub export acme/run-7 -o run-7.jsonl
+`;
+
+export const exportCommand: Command = {
+  name: 'export',
+  summary: 'write a session log as JSONL (stdout or a file)',
+  usage,
+  async run(args, io) {
+    const parsed = parseCommandArgs(args, { ...HUB_OPTIONS, output: { type: 'string', short: 'o' } }, 1);
+    if (parsed === 'help') {
+      io.stdout.write(usage);
+      return 0;
+    }
+    const sessionId = parsed.positionals[0];
+    if (sessionId === undefined) throw new UsageError('missing <sessionId>');
+    const http = new HubHttp(hubTarget(parsed.values, io.env));
+    const output = openOutput(parsed.values.output, io.stdout);
+    const progress = progressBar(io.stderr, `export ${sessionId}`);
+    let exported = 0;
+    try {
+      await readPages(http, sessionId, async (events, headSeq) => {
+        if (exported === 0) progress.start(headSeq + 1);
+        await output.write(toJsonl(events));
+        exported += events.length;
+        progress.update(exported);
+      });
+      await output.end();
+    } catch (error) {
+      progress.stop();
+      await output.abort();
+      throw error;
+    }
+    progress.stop();
+    const where = parsed.values.output === undefined ? '' : ` to ${parsed.values.output}`;
+    io.stderr.write(`exported ${exported} events of ${sessionId}${where}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,149 @@
+import type { SessionEvent } from '../../shared/index.ts';
+import { CliFailure } from './command.ts';
+import type { HubTarget } from './hub-target.ts';
+
+/** How long one HTTP request to the hub may take. */
+const requestTimeoutMs = 30_000;
+
+/** The hub answered with an error: its stable `code` (e.g. FORBIDDEN, SEQ_CONFLICT) and message. */
+export class HubRequestError extends CliFailure {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(status: number, code: string, message: string, details?: Readonly<Record<string, unknown>>) {
+    super(`${code}: ${message}`);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export interface SessionHeadReply {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly headSeq: number;
+}
+
+export interface EventPageReply extends SessionHeadReply {
+  readonly events: readonly SessionEvent[];
+  readonly next: number;
+}
+
+export interface AppendReply {
+  readonly epoch: string;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly time: number;
+  readonly duplicate: boolean;
+}
+
+export interface AppendBody {
+  readonly events: readonly object[];
+  readonly expectedSeq?: number;
+  readonly idempotencyKey?: string;
+  readonly time?: number;
+}
+
+/** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
+export class HubHttp {
+  readonly #target: HubTarget;
+
+  constructor(target: HubTarget) {
+    this.#target = target;
+  }
+
+  head(sessionId: string): Promise<SessionHeadReply> {
+    return this.#request('GET', sessionPath(sessionId)) as Promise<SessionHeadReply>;
+  }
+
+  page(sessionId: string, from: number, limit: number): Promise<EventPageReply> {
+    const path = `${sessionPath(sessionId)}/events?from=${from}&limit=${limit}`;
+    return this.#request('GET', path) as Promise<EventPageReply>;
+  }
+
+  /** How many clients watch the session now, on every node; undefined from a hub without the presence route. */
+  async watchers(sessionId: string): Promise<number | undefined> {
+    try {
+      const reply = (await this.#request('GET', `${sessionPath(sessionId)}/presence`)) as { watchers?: unknown };
+      return Array.isArray(reply.watchers) ? reply.watchers.length : undefined;
+    } catch (error) {
+      if (error instanceof HubRequestError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  append(sessionId: string, body: AppendBody): Promise<AppendReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/events`, body) as Promise<AppendReply>;
+  }
+
+  async list(prefix: string | undefined): Promise<readonly string[]> {
+    const query = prefix === undefined ? '' : `?prefix=${encodeURIComponent(prefix)}`;
+    const reply = (await this.#request('GET', `/v1/sessions${query}`)) as { sessions: string[] };
+    return reply.sessions;
+  }
+
+  /** Delete a session; resolves false when there was nothing to delete. */
+  async remove(sessionId: string): Promise<boolean> {
+    try {
+      await this.#request('DELETE', sessionPath(sessionId));
+      return true;
+    } catch (error) {
+      if (error instanceof HubRequestError && error.status === 404 && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  async #request(method: string, path: string, body?: object): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (this.#target.token !== undefined) headers['authorization'] = `Bearer ${this.#target.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`${this.#target.url}${path}`, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(requestTimeoutMs),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new CliFailure(`cannot reach the hub at ${this.#target.url}: ${networkReason(error)}`, { cause: error });
+    }
+    const text = await response.text();
+    let reply: unknown;
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      throw new CliFailure(
+        `the hub at ${this.#target.url} answered ${method} ${path} with ${response.status}, not JSON`,
+      );
+    }
+    if (response.ok) return reply;
+    const error = (reply as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
+    if (typeof error?.code === 'string' && typeof error.message === 'string') {
+      throw new HubRequestError(response.status, error.code, error.message, error.details as Record<string, unknown>);
+    }
+    // A deleted session answers 404 { deleted: false }.
+    throw new HubRequestError(
+      response.status,
+      response.status === 404 ? 'NOT_FOUND' : 'HTTP',
+      `status ${response.status}`,
+    );
+  }
+}
+
+function sessionPath(sessionId: string): string {
+  return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+/** `connect ECONNREFUSED 127.0.0.1:8080`, `timed out after 30 s`, ... rather than fetch's "fetch failed". */
+function networkReason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${requestTimeoutMs / 1000} s`;
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error) {
+    const nested = (cause as { errors?: unknown }).errors;
+    if (Array.isArray(nested) && nested[0] instanceof Error) return nested[0].message;
+    return cause.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,93 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HubClient, type HubClientError } from '../../client/index.ts';
+import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+
+/** The first `error` of a subscription, and whether it closed (it must not retry forever). */
+function firstError(client: HubClient, sessionId: string): Promise<{ error: HubClientError; closed: boolean }> {
+  const subscription = client.subscribe(sessionId);
+  return new Promise((resolve) => {
+    subscription.once('error', (error) => {
+      queueMicrotask(() => resolve({ error, closed: subscription.state === 'closed' }));
+    });
+  });
+}
+
+describe('an SDK subscriber fed data it cannot trust', () => {
+  describe('an event that breaks the log contract (written behind the hub’s back)', () => {
+    const store = new MemoryStore();
+    let hub: TestHub;
+    beforeAll(async () => {
+      hub = await startHub({ store });
+      // A surface event without its surfaceOp: the hub would refuse it; here the store holds it anyway.
+      await store.commit({
+        sessionId: 'broken',
+        expectedSeq: 0,
+        events: [{ type: 'user/message', data: { role: 'user', content: 'no surfaceOp' } }],
+      });
+    });
+    afterAll(async () => {
+      await hub.close();
+      await store.close();
+    });
+
+    it('ends that subscription with a PROTOCOL error naming the seq; the process and the client live on', async () => {
+      const client = new HubClient({ url: hub.wsUrl });
+      try {
+        const { error, closed } = await firstError(client, 'broken');
+        expect(error.code).toBe('PROTOCOL');
+        expect(error.details).toMatchObject({ seq: 0 });
+        expect(closed).toBe(true);
+        const fine = client.subscribe('fine');
+        const received = new Promise<void>((resolve) => fine.on('event', () => resolve()));
+        await client.append('fine', { type: 'app/note', data: 1 });
+        await received;
+        expect(fine.events.map((event) => event.type)).toEqual(['app/note']);
+      } finally {
+        client.close();
+      }
+    });
+  });
+
+  describe('a corrupted stored entry (Redis)', () => {
+    let server: RedisServer;
+    let redis: Redis;
+    let store: RedisStore;
+    let hub: TestHub;
+    beforeAll(async () => {
+      server = await RedisServer.start();
+      redis = new Redis(server.url);
+      store = await RedisStore.open({ url: server.url, keyPrefix: 'untrusted:' });
+      hub = await startHub({ store });
+      await store.commit({ sessionId: 'ok', expectedSeq: 0, events: [{ type: 'app/note', data: 1 }] });
+      await redis.xadd(store.keys('corrupt').log, '0-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
+    });
+    afterAll(async () => {
+      await hub.close();
+      await store.close();
+      redis.disconnect();
+      await server.stop();
+    });
+
+    it('the SDK takes DATA_CORRUPTED as final: one error, the subscription closed, no retry loop', async () => {
+      const client = new HubClient({ url: hub.wsUrl });
+      try {
+        const { error, closed } = await firstError(client, 'corrupt');
+        expect(error.code).toBe('DATA_CORRUPTED');
+        expect(closed).toBe(true);
+      } finally {
+        client.close();
+      }
+    });
+
+    it('an HTTP page over it answers 500 DATA_CORRUPTED, not INTERNAL; other sessions are served', async () => {
+      const response = await fetch(`${hub.url}/v1/sessions/corrupt/events?from=0`);
+      expect(response.status).toBe(500);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('DATA_CORRUPTED');
+      expect((await fetch(`${hub.url}/v1/sessions/ok/events?from=0`)).status).toBe(200);
+    });
+  });
+});
