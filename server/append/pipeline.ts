@@ -332,7 +332,14 @@ export class AppendPipeline {
             item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
           });
         } finally {
-          afterAcks(() => this.#finished(sessionId, { sessionId, epoch, events }));
+          const handoff = new Promise<void>((resolve) =>
+            afterAcks(() => {
+              this.#finished(sessionId, { sessionId, epoch, events });
+              resolve();
+            }),
+          );
+          this.#running.add(handoff); // `drain` waits for it: a shutdown delivers what it acked
+          void handoff.then(() => this.#running.delete(handoff));
         }
         return;
       }
