@@ -30,6 +30,10 @@ const resyncRetryMs = 1000;
 /** Where a batch came from: the store's notifications and reads, or this node's append pipeline. */
 type BatchSource = 'store' | 'own';
 
+function firstSeqOf(batch: CommittedBatch): number {
+  return batch.events[0]?.seq ?? 0;
+}
+
 /**
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
  * notifications (which may skip or repeat) into one contiguous, ordered stream of `LiveBatch`es: duplicates are
@@ -47,8 +51,11 @@ export class SessionChannel {
   #closed = false;
   #queue: Promise<void> = Promise.resolve();
   #retryTimer: NodeJS.Timeout | undefined;
-  /** A commit of this node is in flight: the store's notices wait in `#held` until it ends (one round trip). */
-  #ownCommit = false;
+  /**
+   * Commits of this node in flight or not handed over yet (the next one can start before the previous one's
+   * hand-off): while > 0, the store's notices wait in `#held` (about one round trip).
+   */
+  #ownCommits = 0;
   #held: CommittedBatch[] = [];
   readonly #listeners = new Set<ChannelListener>();
   readonly #deps: ChannelDeps;
@@ -95,7 +102,7 @@ export class SessionChannel {
 
   /** This node's append pipeline sends a commit of the session to the store: hold the store's notices back. */
   ownCommitStarted(): void {
-    this.#ownCommit = true;
+    this.#ownCommits++;
   }
 
   /**
@@ -104,16 +111,21 @@ export class SessionChannel {
    * echo of `batch` is then dropped, and another node's batch before it fills the gap up to it.
    */
   ownCommitFinished(batch: CommittedBatch | undefined): void {
-    this.#ownCommit = false;
-    const held = this.#held;
-    this.#held = [];
+    this.#ownCommits = Math.max(0, this.#ownCommits - 1); // a channel created mid-commit saw no `started`
+    // With a later own commit still in flight, only the notices up to this batch go now (the rest may be its echo).
+    const lastSeq = batch?.events[batch.events.length - 1]?.seq;
+    const goesNow = (notice: CommittedBatch): boolean =>
+      this.#ownCommits === 0 ||
+      (batch !== undefined && lastSeq !== undefined && notice.epoch === batch.epoch && firstSeqOf(notice) <= lastSeq);
+    const held = this.#held.filter(goesNow);
+    this.#held = this.#held.filter((notice) => !goesNow(notice));
     const ordered: { readonly batch: CommittedBatch; readonly source: BatchSource }[] = held.map((notice) => ({
       batch: notice,
       source: 'store',
     }));
     if (batch !== undefined) {
-      const firstSeq = batch.events[0]?.seq ?? 0;
-      const after = held.findIndex((notice) => notice.epoch === batch.epoch && (notice.events[0]?.seq ?? 0) > firstSeq);
+      const firstSeq = firstSeqOf(batch);
+      const after = held.findIndex((notice) => notice.epoch === batch.epoch && firstSeqOf(notice) > firstSeq);
       ordered.splice(after === -1 ? ordered.length : after, 0, { batch, source: 'own' });
     }
     for (const item of ordered) {
@@ -122,7 +134,7 @@ export class SessionChannel {
   }
 
   #fromStore(batch: CommittedBatch): void {
-    if (this.#ownCommit) this.#held.push(batch);
+    if (this.#ownCommits > 0) this.#held.push(batch);
     else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
   }
 
