@@ -259,7 +259,6 @@ export class RedisStore implements EventStore {
           events.push(toSessionEvent(draft, request.expectedSeq + events.length, time));
         }
       }
-      this.#notifications.deliverOwn({ sessionId: request.sessionId, epoch, events });
       return { status, epoch, events };
     }
     if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
