@@ -9,6 +9,8 @@ import { LatencyRecorder } from './stats.ts';
 export class DeliveryTracker {
   readonly subscribers: number;
   readonly latency = new LatencyRecorder();
+  /** Append→ack (from the intended send time), recorded while `recording`. */
+  readonly ackLatency = new LatencyRecorder();
   /** Ring of outstanding receiver counts, indexed by event index modulo its size. */
   readonly #remaining: Int32Array;
   #sent = 0;
@@ -55,6 +57,11 @@ export class DeliveryTracker {
     if (this.backlog >= this.capacity) throw new Error('delivery backlog exceeds the tracker capacity');
     this.#remaining[index % this.capacity] = this.subscribers;
     this.#sent++;
+  }
+
+  /** The server acked the append of an event sent (intended) at `sentAtMs`. */
+  onAcked(sentAtMs: number): void {
+    if (this.#recording) this.ackLatency.recordMs(performance.now() - sentAtMs);
   }
 
   /** A subscriber received event `index`, sent (intended) at `sentAtMs`. */

@@ -38,6 +38,8 @@ export interface FanoutMeasurement {
   readonly loadGeneratorCores: number;
   /** Present for latency runs: append→receive, from the intended send time. */
   readonly latency?: LatencySummary;
+  /** Present for latency runs: append→ack (the writer's), from the intended send time. */
+  readonly ackLatency?: LatencySummary;
   /** Offered events/s for latency runs. */
   readonly offeredEventsPerSec?: number;
   /** The open-loop run stopped early because the backlog exploded (the system could not keep up). */
@@ -168,9 +170,12 @@ export function fanoutAppendErrors(): number {
 
 function send(tracker: DeliveryTracker, writer: FanoutWriter, index: number, intendedMs: number): void {
   tracker.onSent(index);
-  writer.append(index, intendedMs).catch(() => {
-    appendErrors++;
-  });
+  writer.append(index, intendedMs).then(
+    () => tracker.onAcked(intendedMs),
+    () => {
+      appendErrors++;
+    },
+  );
 }
 
 async function saturate(
@@ -235,9 +240,12 @@ async function atFixedLoad(
   const drained = await drain(tracker, 30_000);
   tracker.stopRecording();
   const latency = tracker.latency.summary();
+  const ackLatency = tracker.ackLatency.summary();
   tracker.latency.reset();
+  tracker.ackLatency.reset();
   return measurement(tracker.subscribers, deliveries, windowMs, cost, loadCpu, {
     latency,
+    ackLatency,
     offeredEventsPerSec,
     overloaded: run.aborted || !drained,
   });

@@ -43,6 +43,20 @@ export function wsRelayTarget(): SystemTarget {
   };
 }
 
+/** The raw `ws` relay that stores each frame with `XADD` (and publishes it to the other nodes) before forwarding. */
+export function xaddRelayTarget(context: BenchContext): SystemTarget {
+  return {
+    system: { ...wsRelaySystem, name: 'ws relay + XADD' },
+    start: (nodes, options) =>
+      startBaseline(
+        'xadd-relay',
+        { kind: 'xadd-relay', redisUrl: context.redisUrl },
+        nodes,
+        options?.exposeGc === true,
+      ),
+  };
+}
+
 /** Socket.IO with the Redis streams adapter on the bench Redis. */
 export function socketIoTarget(context: BenchContext): SystemTarget {
   return {

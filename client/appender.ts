@@ -2,7 +2,8 @@ import type { EventDraft, SessionEvent } from '../shared/events.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
 import { hasLoneSurrogate } from '../shared/check-helpers.ts';
 import { maxIdempotencyKeyUnits } from '../shared/protocol-parse.ts';
-import { CloseCode } from '../shared/protocol.ts';
+import { CloseCode, HubErrorCode } from '../shared/protocol.ts';
+import { RETRY_LATER_CODES } from '../shared/retry-codes.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
@@ -28,11 +29,7 @@ export interface AppendOptions {
 }
 
 /** Codes after which an append is sent again (same key) on the next connection instead of failing. */
-const RESEND_CODES: ReadonlySet<string> = new Set(['SHUTTING_DOWN']);
-/** Codes that mean "nothing was written, try again later": re-sent (same key) after a backoff delay. */
-const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORE_UNAVAILABLE', 'RATE_LIMITED']);
-/** Refused because the append it was pipelined behind failed: re-sent right after that one, no backoff. */
-const FENCED_CODE = 'APPEND_FENCED';
+const RESEND_CODES: ReadonlySet<HubErrorCode> = new Set([HubErrorCode.SHUTTING_DOWN]);
 /** An encoded empty map: its header (msgpackr gives every object a header of this size, whatever its fields). */
 const EMPTY_MAP_BYTES = encodeMsgpackValue({}).byteLength;
 
@@ -364,7 +361,7 @@ export class Appender {
       // Not committed; the hub is going away. Sent again with the same key after the reconnect.
       entry.lastErrorCode = message.code;
       entry.notBefore = Number.POSITIVE_INFINITY;
-    } else if (message.type === 'error' && message.code === FENCED_CODE) {
+    } else if (message.type === 'error' && message.code === HubErrorCode.APPEND_FENCED) {
       // Not committed: the append it was sent behind failed. It goes again right behind that one's re-send.
       entry.notBefore = 0;
       this.flush(entry.sessionId);

@@ -1,7 +1,7 @@
-import { CloseCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
+import { CloseCode, HubErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
 import type { AnnouncedLimits, ClientMessage, ServerMessage } from '../shared/protocol.ts';
-import { backoffDelay } from './backoff.ts';
-import type { BackoffOptions } from './backoff.ts';
+import { backoffDelay } from '../shared/backoff.ts';
+import type { BackoffOptions } from '../shared/backoff.ts';
 import { withTimeout } from '../shared/timeout.ts';
 import { Emitter } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
@@ -9,7 +9,7 @@ import type { RequestTracker } from './requests.ts';
 import { SOCKET_OPEN } from './transport.ts';
 import type { SocketCloseEvent, SocketMessageEvent, WebSocketConstructor, WebSocketLike } from './transport.ts';
 import { decodeServerMessage, encodeRequest } from './wire.ts';
-import { batchSendsOfThisTurn } from './send-batching.ts';
+import { batchSendsOfThisTurn } from '../shared/send-batching.ts';
 import { connectFailure } from './connect-failure.ts';
 import type { ConnectFailure, StateCause } from './connect-failure.ts';
 
@@ -45,9 +45,17 @@ export type ConnectionEvents = {
 };
 
 /** Hello refusals that no retry can cure. */
-const FINAL_HELLO_CODES: ReadonlySet<string> = new Set(['UNSUPPORTED_VERSION', 'BAD_REQUEST', 'PARSE_ERROR']);
+const FINAL_HELLO_CODES: ReadonlySet<HubErrorCode> = new Set([
+  HubErrorCode.UNSUPPORTED_VERSION,
+  HubErrorCode.BAD_REQUEST,
+  HubErrorCode.PARSE_ERROR,
+]);
 /** Hello refusals that only another token can cure: final unless the token comes from a function. */
-const AUTH_HELLO_CODES: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN']);
+const AUTH_HELLO_CODES: ReadonlySet<HubErrorCode> = new Set([
+  HubErrorCode.UNAUTHORIZED,
+  HubErrorCode.TOKEN_EXPIRED,
+  HubErrorCode.FORBIDDEN,
+]);
 
 /**
  * One WebSocket to the hub at a time, kept open: hello/welcome, heartbeat, reconnect with full-jitter backoff

@@ -1,6 +1,6 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import { MessageProjector } from './core.ts';
-import type { ProjectionChange } from './core.ts';
+import { MessageProjector } from '../shared/index.ts';
+import type { ProjectionChange } from '../shared/index.ts';
 
 /** What `LocalLog.offer` did with an event. */
 export type OfferResult =

@@ -1,5 +1,5 @@
 import { HubClientError } from './errors.ts';
-import type { BackoffOptions } from './backoff.ts';
+import type { BackoffOptions } from '../shared/backoff.ts';
 
 /** Longest delay `setTimeout` honours (ms); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

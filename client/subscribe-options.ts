@@ -1,11 +1,12 @@
 import type { SessionEvent } from '../shared/events.ts';
 import { SessionLogError } from '../shared/errors.ts';
-import { Session } from './core.ts';
+import { Session } from '../shared/index.ts';
 import { HubClientError } from './errors.ts';
 
 /**
  * What a UI keeps of a subscription to resume it later (e.g. across a page reload): plain data, serializable with
- * `JSON.stringify` or `structuredClone` (IndexedDB). `epoch` is null only while the hub has not answered yet.
+ * `JSON.stringify` or `structuredClone` (IndexedDB). `epoch` is null only while the hub has not answered yet, or
+ * while the session has no epoch (nobody wrote it yet): then `events` is empty.
  */
 export interface SubscriptionSnapshot {
   readonly sessionId: string;

@@ -1,6 +1,6 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import type { ClientMessage } from '../shared/protocol.ts';
-import type { ProjectionChange } from './core.ts';
+import { HubErrorCode, type ClientMessage } from '../shared/protocol.ts';
+import type { ProjectionChange } from '../shared/index.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
 import type { RequestTracker } from './requests.ts';
@@ -37,13 +37,13 @@ export interface SubscriptionLink {
 }
 
 /** Error codes after which re-subscribing cannot help. */
-export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<string> = new Set([
-  'NOT_FOUND',
-  'FORBIDDEN',
-  'UNAUTHORIZED',
-  'TOKEN_EXPIRED',
-  'SEQ_OUT_OF_RANGE',
-  'BAD_REQUEST',
-  'TOO_MANY_SUBSCRIPTIONS',
-  'DATA_CORRUPTED',
+export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([
+  HubErrorCode.NOT_FOUND,
+  HubErrorCode.FORBIDDEN,
+  HubErrorCode.UNAUTHORIZED,
+  HubErrorCode.TOKEN_EXPIRED,
+  HubErrorCode.SEQ_OUT_OF_RANGE,
+  HubErrorCode.BAD_REQUEST,
+  HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
+  HubErrorCode.DATA_CORRUPTED,
 ]);

@@ -1,5 +1,5 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import type { ClientMessage, ErrorMessage, ServerMessage, Watcher } from '../shared/protocol.ts';
+import type { ClientMessage, ErrorMessage, EventsMessage, ServerMessage, Watcher } from '../shared/protocol.ts';
 import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
@@ -8,6 +8,11 @@ import type { SubscriptionSnapshot, SubscriptionStart } from './subscribe-option
 import { PresenceView, type PresenceRequest } from './presence.ts';
 import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
 import type { SubscriptionEvents, SubscriptionLink, SubscriptionState } from './subscription-types.ts';
+
+/** The epoch on the wire, or undefined for `''`: the session has none yet (nothing was written to it). */
+function knownEpoch(wire: string): string | undefined {
+  return wire === '' ? undefined : wire;
+}
 
 /**
  * A live view of one session: the local copy of its log from `fromSeq`, the derived messages, and events as
@@ -56,7 +61,10 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   get lastSeq(): number {
     return this.#log.lastSeq;
   }
-  /** Epoch of the session's data the local copy belongs to (known once subscribed). */
+  /**
+   * Epoch of the session's data the local copy belongs to (known once subscribed, unless the session had none: then
+   * known with its first events).
+   */
   get epoch(): string | undefined {
     return this.#epoch;
   }
@@ -148,7 +156,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
     if (this.#state === 'closed') return;
     switch (message.type) {
       case 'events':
-        if (this.#state === 'catching-up' || this.#state === 'live') this.#onEvents(message.events);
+        if (this.#state === 'catching-up' || this.#state === 'live') this.#onEventsMessage(message);
         break;
       case 'live':
         if (this.#state === 'catching-up') this.#onLive(message.headSeq);
@@ -207,13 +215,31 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       this.#fail(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${reply.type} in reply to subscribe`));
       return;
     }
-    const lostData = this.#epoch !== undefined && reply.epoch !== this.#epoch;
+    // Holding no epoch (the session had none when we subscribed) means holding no events: any epoch is adopted.
+    const lostData = this.#epoch !== undefined && knownEpoch(reply.epoch) !== this.#epoch;
     this.#retries = 0;
     this.#state = 'catching-up';
     // `reply.headSeq` is not compared with what we hold: a node whose channel lags the store may report less
     // than the store has. Lost history under the same epoch is reported unambiguously as SEQ_OUT_OF_RANGE.
     if (lostData) this.#onReset(reply.epoch);
-    else this.#epoch = reply.epoch;
+    else this.#epoch = knownEpoch(reply.epoch);
+  }
+
+  /**
+   * The session got its first epoch since the hub told us it had none: adopt it (we hold no events, so nothing is
+   * void). Another epoch than one we hold cannot come this way; should it, it is taken as a reset.
+   */
+  #onFirstEpoch(epoch: string): void {
+    if (this.#epoch === undefined && this.#log.startSeq === 0 && this.#log.events.length === 0) {
+      this.#epoch = knownEpoch(epoch);
+    } else if (knownEpoch(epoch) !== this.#epoch) {
+      this.#onReset(epoch);
+    }
+  }
+
+  #onEventsMessage(message: EventsMessage): void {
+    if (message.epoch !== undefined) this.#onFirstEpoch(message.epoch);
+    if (this.#state !== 'closed') this.#onEvents(message.events);
   }
 
   #onEvents(events: readonly SessionEvent[]): void {
@@ -260,8 +286,9 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   }
 
   #onReset(epoch: string): void {
-    if (epoch === this.#epoch && this.#log.startSeq === 0 && this.#log.events.length === 0) return;
-    this.#epoch = epoch;
+    const known = knownEpoch(epoch);
+    if (known === this.#epoch && this.#log.startSeq === 0 && this.#log.events.length === 0) return;
+    this.#epoch = known;
     this.#log.reset();
     // The hub restarts the subscription from seq 0 after a reset; should it not, the next event or `live`
     // reveals a gap and the subscription is renewed from seq 0.

@@ -1,4 +1,4 @@
-import { isSurfaceType } from './core.ts';
+import { isSurfaceType } from '../shared/index.ts';
 
 /** What `AgentWriter` knows about a session's lifecycle: a fold over its events (stored or about to be). */
 export interface WriterState {

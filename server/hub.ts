@@ -70,7 +70,19 @@ export function createHub(input: HubConfig): Hub {
     idleMs: config.sessionCacheIdleMs,
     lifecycle: config.lifecycle === 'enforce',
   });
-  const pipeline = new AppendPipeline({ store, cache, limits, retries: config.appendRetries, logger, metrics });
+  const pipeline = new AppendPipeline({
+    store,
+    cache,
+    limits,
+    retries: config.appendRetries,
+    logger,
+    metrics,
+    // This node's commits reach its subscribers from here (after the acks), other nodes' through the store watch.
+    localCommits: {
+      started: (sessionId) => channels.ownCommitStarted(sessionId),
+      finished: (sessionId, batch) => channels.ownCommitFinished(sessionId, batch),
+    },
+  });
   const stopReconnectWatch = store.onReconnect(() => {
     logger.info('the store reconnected: cached sessions will be rebuilt from it');
     cache.storeReconnected();
@@ -136,6 +148,7 @@ export function createHub(input: HubConfig): Hub {
       ws.close(CloseCode.GOING_AWAY, 'hub shutting down');
       return;
     }
+    const upgradeToken = readUpgradeToken(request);
     const connection: Connection = new Connection(ws, {
       store,
       channels,
@@ -159,7 +172,7 @@ export function createHub(input: HubConfig): Hub {
         url: request.url ?? WS_PATH,
         remoteAddress: request.socket.remoteAddress,
       },
-      upgradeToken: () => requestToken(request),
+      upgradeToken,
       principalRate,
       admit: () => {
         if (admitted.size >= limits.maxConnections) {
@@ -278,4 +291,19 @@ export function createHub(input: HubConfig): Hub {
       return closing;
     },
   };
+}
+
+/**
+ * The upgrade request's token, read once at the upgrade: the connection keeps the string (or the typed error of a
+ * malformed `Authorization` header, thrown on `hello`), never the request itself (its socket, parser and buffers).
+ */
+function readUpgradeToken(request: IncomingMessage): () => string | undefined {
+  try {
+    const token = requestToken(request);
+    return () => token;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
 }

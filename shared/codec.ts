@@ -27,8 +27,9 @@ export function encodeTextFrame(message: ClientMessage | ServerMessage): string 
 }
 
 /**
- * Encode any value the way `encodeFrame` encodes a message, unchecked: for tests and tools that send malformed
- * frames on purpose, or compare encodings of other values. Protocol code uses `encodeFrame`.
+ * Encode any value the way `encodeFrame` encodes a message, unchecked: for parts of a frame built apart (the hub's
+ * catch-up pages and live batches, the SDK's size estimates) and for tests that send malformed frames on purpose.
+ * A whole message goes through `encodeFrame`.
  */
 export function encodeMsgpackValue(value: unknown): Uint8Array {
   return packr.pack(value);

@@ -329,8 +329,11 @@ export function parseServerMessage(value: unknown): ServerMessage {
         epoch: reader.string('epoch'),
         headSeq: reader.integer('headSeq', -1),
       };
-    case 'events':
-      return { type, sessionId: reader.string('sessionId'), events: parseEvents(reader) };
+    case 'events': {
+      const events = { type, sessionId: reader.string('sessionId'), events: parseEvents(reader) };
+      const epoch = reader.optionalString('epoch', { maxLength: PROTOCOL_BOUNDS.epochUnits });
+      return epoch === undefined ? events : { ...events, epoch };
+    }
     case 'live':
       return { type, sessionId: reader.string('sessionId'), headSeq: reader.integer('headSeq', -1) };
     case 'ack':

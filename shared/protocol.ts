@@ -11,7 +11,8 @@ import type { EventDraft, SessionEvent } from './events.ts';
  * - `expectedSeq`: the seq the first event of an append must receive (= headSeq + 1), or the append fails with
  *   `SEQ_CONFLICT`.
  * - `epoch`: identity of a session's stored data; it changes when the data was lost, and a client holding a
- *   position under another epoch is sent `reset`.
+ *   position under another epoch is sent `reset`. Empty (`''`) while the session has none: its first commit
+ *   creates it (a read never does).
  */
 export const PROTOCOL_VERSION = 1;
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
@@ -148,6 +149,12 @@ export interface SubscribedMessage {
 export interface EventsMessage {
   readonly type: 'events';
   readonly sessionId: string;
+  /**
+   * Set only on the first `events` frame after the session got its first epoch, to a subscriber that was told it
+   * had none (`subscribed.epoch` or `reset.epoch` empty: nothing written yet). These events and those after belong
+   * to it; the client adopts it (no reset: it held no events).
+   */
+  readonly epoch?: string;
   /** Contiguous, ascending by seq. */
   readonly events: readonly SessionEvent[];
 }

@@ -1,12 +1,24 @@
 import { runFanoutCase, runLatencyCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
 import type { LatencySummary } from '../stats.ts';
 import { atLeast, atMost, type Row } from '../report.ts';
-import { socketIoTarget, stopAll, wsRelayTarget, type BenchContext, type SystemTarget } from '../targets.ts';
+import {
+  socketIoTarget,
+  stopAll,
+  wsRelayTarget,
+  xaddRelayTarget,
+  type BenchContext,
+  type SystemTarget,
+} from '../targets.ts';
 
 export interface FanoutResults {
   /** measurements[system][nodes][subscribers] */
   readonly measurements: Record<string, Record<string, Record<string, Measured>>>;
+  /** The fixed-rate case (`FIXED_RATE`): fixedRate[system], two nodes. */
+  readonly fixedRate: Record<string, FanoutMeasurement>;
 }
+
+/** The rate agents stream at: each event travels alone (no group commit), `subscribers` on two nodes. */
+const FIXED_RATE = { eventsPerSec: 200, subscribers: 100, nodes: 2 } as const;
 
 const LATENCY_PERCENTILES: readonly [string, (summary: LatencySummary) => number][] = [
   ['p50', (summary) => summary.p50Ms],
@@ -20,7 +32,12 @@ interface Measured {
   readonly atLoad: FanoutMeasurement;
   /** At 50 % of the slowest system's saturation rate in the same case (the same offered load for every system). */
   atCommonLoad?: FanoutMeasurement;
+  /** The hub on one node at `ACK_RATE` events/s: append→ack (does the ack wait for the local fan-out?). */
+  atAckRate?: FanoutMeasurement;
 }
+
+/** Offered events/s of the append→ack case: a rate at which each append commits alone. */
+const ACK_RATE = 20;
 
 /** 50 % of the lowest saturation rate (events/s) any system reached with `nodes` nodes and `subscribers`. */
 function commonLoad(results: FanoutResults, nodes: number, subscribers: number): number | undefined {
@@ -61,6 +78,14 @@ function measure(plan: PlanCase, timing: Timing, results: FanoutResults, log: (l
     const measured = await runFanoutCase({ system: target.system, servers, subscribers, sessionId, timing });
     ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
     const { saturation, atLoad } = measured;
+    if (key === 'hub' && nodes === 1) {
+      const ackCase = { system: target.system, servers, subscribers, sessionId: `${sessionId}-ack`, timing };
+      const atAckRate = await runLatencyCase(ackCase, ACK_RATE);
+      results.measurements[key]![String(nodes)]![String(subscribers)]!.atAckRate = atAckRate;
+      log(
+        `fanout hub nodes=1 subs=${subscribers}: p50 append→ack ${atAckRate.ackLatency?.p50Ms ?? NaN} ms at ${ACK_RATE}/s`,
+      );
+    }
     log(
       `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
         `(server ${saturation.serverCores.toFixed(2)} cores, load generator ${saturation.loadGeneratorCores.toFixed(2)}), ` +
@@ -93,6 +118,35 @@ function measureAtCommonLoad(
   });
 }
 
+/** Third pass: every two-node system at `FIXED_RATE` (p99 append→receive and server CPU per delivery). */
+async function measureFixedRate(
+  key: string,
+  target: SystemTarget,
+  timing: Timing,
+  results: FanoutResults,
+  log: (line: string) => void,
+): Promise<void> {
+  const { eventsPerSec, subscribers, nodes } = FIXED_RATE;
+  await onServers(target, nodes, [subscribers], async (servers) => {
+    const sessionId = `bench-fanout-fixed-${key}-${Date.now()}`;
+    const measured = await runLatencyCase(
+      { system: target.system, servers, subscribers, sessionId, timing },
+      eventsPerSec,
+    );
+    results.fixedRate[key] = measured;
+    log(
+      `fanout ${key} nodes=${nodes} subs=${subscribers} at ${eventsPerSec}/s: p99 ${measured.latency?.p99Ms ?? NaN} ms, ` +
+        `${cpuMicrosPerDelivery(measured)?.toFixed(1) ?? NaN} µs server CPU per delivery`,
+    );
+  });
+}
+
+/** Server CPU (all nodes) per delivery of a measured window, in µs. */
+function cpuMicrosPerDelivery(measured: FanoutMeasurement | undefined): number | null {
+  if (measured === undefined || measured.deliveriesPerSec === 0) return null;
+  return (measured.cost.cpuMs * 1000) / ((measured.deliveriesPerSec * measured.windowMs) / 1000);
+}
+
 /** Scenario 2: one writer, 1 / 100 / 1,000 subscribers, one node and two; deliveries/s and latency. */
 export async function runFanout(
   context: BenchContext,
@@ -101,7 +155,7 @@ export async function runFanout(
 ): Promise<{ rows: Row[]; raw: FanoutResults }> {
   const timing: Timing = context.quick ? { warmupMs: 300, durationMs: 1200 } : { warmupMs: 1000, durationMs: 4000 };
   const counts = context.quick ? [1, 1000] : [1, 100, 1000];
-  const results: FanoutResults = { measurements: {} };
+  const results: FanoutResults = { measurements: {}, fixedRate: {} };
   // Quick: the single-node cases at both ends, the two-node hub; full: every combination.
   const plan: [string, SystemTarget | undefined, number, readonly number[]][] = [
     ['hub', hub, 1, counts],
@@ -128,7 +182,17 @@ export async function runFanout(
       }
     }
   }
-  return { rows: fanoutRows(results, counts), raw: results };
+  for (const [key, target] of [
+    ['hub', hub],
+    ['xadd', xaddRelayTarget(context)],
+    ['socketio', socketIoTarget(context)],
+  ] as const) {
+    if (target === undefined) continue;
+    await measureFixedRate(key, target, timing, results, log).catch((error: unknown) => {
+      log(`fanout ${key} fixed rate failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+  return { rows: [...fanoutRows(results, counts), ...fixedRateRows(results)], raw: results };
 }
 
 function get(results: FanoutResults, key: string, nodes: number, subscribers: number): Measured | undefined {
@@ -203,6 +267,20 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
           met: isP99 ? atMost(value, 5) : null,
         });
       }
+      if (nodes === 1 && subscribers > 1) {
+        const ackP50 = hub?.atAckRate?.ackLatency?.p50Ms ?? null;
+        const oneP50 = get(results, 'hub', 1, 1)?.atAckRate?.ackLatency?.p50Ms ?? null;
+        rows.push({
+          scenario,
+          metric: `p50 append→ack at ${ACK_RATE} events/s`,
+          unit: 'ms',
+          hub: ackP50,
+          baselineName: 'hub, 1 subscriber',
+          baseline: oneP50,
+          target: '≤ 1.5× with 1 subscriber',
+          met: atMost(ackP50, oneP50 === null ? null : oneP50 * 1.5),
+        });
+      }
       const common = commonLoad(results, nodes, subscribers);
       const commonValue = hub?.atCommonLoad?.latency?.p99Ms ?? null;
       if (common !== undefined) {
@@ -250,4 +328,60 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
     }
   }
   return rows;
+}
+
+/** The rows of the fixed-rate case (pure: from the measurements). */
+export function fixedRateRows(results: FanoutResults): Row[] {
+  const { eventsPerSec, subscribers, nodes } = FIXED_RATE;
+  const scenario = `fan-out ${eventsPerSec} events/s × ${subscribers} subs, ${nodes} nodes`;
+  const hub = results.fixedRate['hub'];
+  const xadd = results.fixedRate['xadd'];
+  const sio = results.fixedRate['socketio'];
+  const p99 = (measured: FanoutMeasurement | undefined): number | null => measured?.latency?.p99Ms ?? null;
+  const hubP99 = p99(hub);
+  const hubCpu = cpuMicrosPerDelivery(hub);
+  const sioCpu = cpuMicrosPerDelivery(sio);
+  const times = (value: number | null, factor: number): number | null => (value === null ? null : value * factor);
+  return [
+    {
+      scenario,
+      metric: 'p99 append→receive',
+      unit: 'ms',
+      hub: hubP99,
+      baselineName: 'ws relay + XADD',
+      baseline: p99(xadd),
+      target: '≤ 1.5× ws relay + XADD',
+      met: atMost(hubP99, times(p99(xadd), 1.5)),
+    },
+    {
+      scenario,
+      metric: 'p99 append→receive',
+      unit: 'ms',
+      hub: hubP99,
+      baselineName: 'Socket.IO',
+      baseline: p99(sio),
+      target: '≤ 0.5× Socket.IO',
+      met: atMost(hubP99, times(p99(sio), 0.5)),
+    },
+    {
+      scenario,
+      metric: 'server CPU per delivery (all nodes)',
+      unit: 'µs',
+      hub: hubCpu,
+      baselineName: 'Socket.IO',
+      baseline: sioCpu,
+      target: '≤ 0.5× Socket.IO',
+      met: atMost(hubCpu, times(sioCpu, 0.5)),
+    },
+    {
+      scenario,
+      metric: 'server CPU per delivery (all nodes)',
+      unit: 'µs',
+      hub: hubCpu,
+      baselineName: 'ws relay + XADD',
+      baseline: cpuMicrosPerDelivery(xadd),
+      target: '',
+      met: null,
+    },
+  ];
 }

@@ -1,12 +1,6 @@
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
-
-/** Codes after which the client re-sends the append later: appends pipelined behind it must not overtake it. */
-const RETRY_LATER_CODES: ReadonlySet<string> = new Set([
-  HubErrorCode.STORE_UNAVAILABLE,
-  HubErrorCode.RATE_LIMITED,
-  HubErrorCode.APPEND_FENCED,
-]);
+import { RESENT_LATER_CODES } from '../../shared/retry-codes.ts';
 
 /** Failed keys remembered per session of a connection; beyond it the oldest is forgotten (a client that gave up). */
 export const MAX_FENCED_KEYS_PER_SESSION = 4096;
@@ -46,7 +40,8 @@ export class AppendFences {
   failed(sessionId: string, idempotencyKey: string | undefined, error: unknown): void {
     if (idempotencyKey === undefined) return;
     const code = errorCode(error);
-    if (typeof code !== 'string' || !RETRY_LATER_CODES.has(code)) return;
+    // The client re-sends the append later: appends pipelined behind it must not overtake it.
+    if (!RESENT_LATER_CODES.has(code as HubErrorCode)) return;
     const failed = (this.#failed ??= new Map());
     let keys = failed.get(sessionId);
     if (keys === undefined) {

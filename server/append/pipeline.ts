@@ -1,5 +1,6 @@
 import { normalizeDraft, type EventDraft, type SessionEvent, type ValidatedDraft } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
 import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';
@@ -8,7 +9,14 @@ import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 import { planGroup, type GroupLimits, type PlannedAppend } from './group.ts';
 import { ownedIdempotencyKey } from './owned-key.ts';
-import { StoreUnavailableError, type CommitBatch, type EventStore } from '../store/event-store.ts';
+import {
+  StoreUnavailableError,
+  type CommitBatch,
+  type CommittedBatch,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+} from '../store/event-store.ts';
 
 export interface AppendInput {
   readonly sessionId: string;
@@ -42,15 +50,40 @@ export interface AppendPipelineDeps {
   readonly retries: number;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
+  /** Local fan-out of this node's own commits (see `LocalCommitObserver`). Default: none. */
+  readonly localCommits?: LocalCommitObserver | undefined;
 }
 
 /**
- * Full-jitter pause before retrying after another node won the race for the head: without it two nodes that keep
- * colliding retry in lock-step and one can starve (seen under CPU load). Grows to at most 64 ms.
+ * The one path by which this node's own commits reach its local subscribers. For each commit of a session the
+ * pipeline calls `started`, then exactly once `finished`: at once when nothing was committed, and after the acks
+ * were sent (`afterAcks`) with the committed batch otherwise. In between, the observer holds back the store's
+ * notifications of the session (the echo of this commit can arrive before the commit's own reply), so that the
+ * writer's ack goes out before the local fan-out and nothing is delivered out of order.
  */
+export interface LocalCommitObserver {
+  started(sessionId: string): void;
+  finished(sessionId: string, batch: CommittedBatch | undefined): void;
+}
+
+/**
+ * Pause before retrying after another node won the race for the head: without jitter two nodes that keep colliding
+ * retry in lock-step and one can starve (seen under CPU load). Up to 1 ms for the first, growing to 64 ms.
+ */
+const CONFLICT_BACKOFF: BackoffOptions = { initialDelayMs: 1, maxDelayMs: 64, factor: 2 };
+
 function conflictBackoff(attempt: number): Promise<void> {
-  const ceilingMs = Math.min(64, 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+  return new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, CONFLICT_BACKOFF)));
+}
+
+/**
+ * Run `task` once the acks just resolved are written: the connections send them from promise continuations (this
+ * microtask drain) into corked sockets that a `setImmediate` uncorks, so a `nextTick` (after the drain) that queues
+ * a `setImmediate` runs behind those uncorks. A writer's ack thus never waits for the local fan-out of its events
+ * (1,000 subscribers are ~10 ms of frame writes), and the fan-out still runs in the same loop iteration.
+ */
+function afterAcks(task: () => void): void {
+  process.nextTick(() => setImmediate(task));
 }
 
 /** One append waiting in its session's queue. */
@@ -273,11 +306,11 @@ export class AppendPipeline {
     batches: readonly CommitBatch[],
     time: number | undefined,
   ): Promise<void> {
-    const { store, cache, metrics, retries } = this.#deps;
+    const { cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
     const expectedSeq = entry.log.length;
     const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches };
-    const result = await store.commitGroup(time === undefined ? request : { ...request, time });
+    const result = await this.#storeCommit(time === undefined ? request : { ...request, time });
     switch (result.status) {
       case 'committed': {
         const { epoch, events } = result;
@@ -291,14 +324,25 @@ export class AppendPipeline {
           // retry without a key.
           this.#deps.logger.error({ err: error, sessionId }, 'session cache rejected this node’s own commit');
         }
-        let offset = 0;
-        items.forEach((item, index) => {
-          const mine = events.slice(offset, offset + batches[index]!.events.length);
-          offset += mine.length;
-          const { seq: firstSeq, time } = mine[0]!;
-          const lastSeq = mine[mine.length - 1]!.seq;
-          item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
-        });
+        try {
+          let offset = 0;
+          items.forEach((item, index) => {
+            const mine = events.slice(offset, offset + batches[index]!.events.length);
+            offset += mine.length;
+            const { seq: firstSeq, time } = mine[0]!;
+            const lastSeq = mine[mine.length - 1]!.seq;
+            item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
+          });
+        } finally {
+          const handoff = new Promise<void>((resolve) =>
+            afterAcks(() => {
+              this.#finished(sessionId, { sessionId, epoch, events });
+              resolve();
+            }),
+          );
+          this.#running.add(handoff); // `drain` waits for it: a shutdown delivers what it acked
+          void handoff.then(() => this.#running.delete(handoff));
+        }
         return;
       }
       case 'keys-known':
@@ -337,6 +381,26 @@ export class AppendPipeline {
         await cache.refresh(entry, result.epoch);
         return;
       }
+    }
+  }
+
+  /** `store.commitGroup`, between `started` and (unless it committed: see `#commitGroup`) `finished`. */
+  async #storeCommit(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    this.#deps.localCommits?.started(request.sessionId);
+    let result: GroupCommitResult | undefined;
+    try {
+      result = await this.#deps.store.commitGroup(request);
+      return result;
+    } finally {
+      if (result?.status !== 'committed') this.#finished(request.sessionId, undefined);
+    }
+  }
+
+  #finished(sessionId: string, batch: CommittedBatch | undefined): void {
+    try {
+      this.#deps.localCommits?.finished(sessionId, batch);
+    } catch (error) {
+      this.#deps.logger.error({ err: error, sessionId }, 'local fan-out of an own commit failed');
     }
   }
 

@@ -4,7 +4,7 @@ import { LogValidator } from '../../shared/log-validator.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import type { EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, type EventStore } from '../store/event-store.ts';
 
 /** Loads restarted because the session's epoch changed under them, before giving up. */
 const maxLoadAttempts = 8;
@@ -126,7 +126,7 @@ export class SessionCache {
       }
       for (;;) {
         const page = await store.readPage(entry.sessionId, entry.log.length, pageSize);
-        if (page.epoch !== entry.epoch) return await this.refresh(entry);
+        if ((page.epoch ?? NO_EPOCH) !== entry.epoch) return await this.refresh(entry);
         if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
         if (page.events.length < pageSize) return;
       }
@@ -158,6 +158,8 @@ export class SessionCache {
    * drops the entry, when they fail validation against the entry (the entry did not match the stored log).
    */
   applyOwnCommit(entry: CachedSession, epoch: string, events: readonly SessionEvent[]): void {
+    // The first commit of a session without an epoch gave it one (the store checked the head was still empty).
+    if (entry.epoch === NO_EPOCH && entry.log.length === 0) entry.epoch = epoch;
     if (epoch !== entry.epoch) {
       this.invalidate(entry.sessionId);
       return;
@@ -172,6 +174,8 @@ export class SessionCache {
   apply(sessionId: string, epoch: string, events: readonly SessionEvent[]): void {
     const entry = this.#entries.get(sessionId);
     if (entry === undefined) return;
+    // Another node's first commit gave the session its epoch: the entry (still empty) continues in it.
+    if (entry.epoch === NO_EPOCH && entry.log.length === 0 && events[0]?.seq === 0) entry.epoch = epoch;
     if (epoch !== entry.epoch) {
       entry.stale = true;
       return;
@@ -256,12 +260,24 @@ export class SessionCache {
       const head = await store.head(sessionId);
       const log = new LogValidator({ lifecycle });
       let sameEpoch = true;
-      for (;;) {
-        const page = await store.readPage(sessionId, log.length, pageSize);
-        sameEpoch = page.epoch === head.epoch || (page.epoch === undefined && head.headSeq === -1);
-        if (!sameEpoch) break;
-        log.checkStored(page.events, true);
-        if (page.events.length < pageSize) break;
+      if (head.epoch === NO_EPOCH && head.headSeq >= 0) {
+        // A log whose epoch key is gone (docs/storage.md): pages read as empty, so fold the raw log, then make
+        // sure it is still the same; the next commit (at its length) gives the session a new epoch.
+        for (;;) {
+          const events = await store.read(sessionId, log.length, pageSize);
+          log.checkStored(events, true);
+          if (events.length < pageSize) break;
+        }
+        const after = await store.head(sessionId);
+        sameEpoch = after.epoch === NO_EPOCH && after.headSeq === log.length - 1;
+      } else {
+        for (;;) {
+          const page = await store.readPage(sessionId, log.length, pageSize);
+          sameEpoch = (page.epoch ?? NO_EPOCH) === head.epoch;
+          if (!sameEpoch) break;
+          log.checkStored(page.events, true);
+          if (page.events.length < pageSize) break;
+        }
       }
       if (sameEpoch) {
         const bytes = log.approximateBytes;

@@ -1,8 +1,9 @@
 import type { SessionEvent } from '../../shared/index.ts';
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import type { CommittedBatch, EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, type CommittedBatch, type EventStore } from '../store/event-store.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -10,6 +11,11 @@ export interface ChannelListener {
   onBatch(batch: LiveBatch): void;
   /** The session's epoch changed (its data was lost): positions are void, restart from seq 0. */
   onReset(epoch: string, reason: string): void;
+  /**
+   * The session had no epoch (`NO_EPOCH`: nothing written yet) and its first commit gave it `epoch`. Nothing was
+   * delivered before, so no position is void: the batches that follow continue from seq 0.
+   */
+  onEpoch(epoch: string): void;
 }
 
 export interface ChannelDeps {
@@ -17,12 +23,23 @@ export interface ChannelDeps {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pageSize: number;
-  /** Every batch the channel emits (keeps the append cache warm). */
+  /**
+   * Every batch the channel emits from the store (other nodes' commits, gap fills): keeps the append cache warm.
+   * This node's own commits reach the cache from the append pipeline, never through here (`deliverOwn`).
+   */
   readonly onCommitted: (sessionId: string, epoch: string, events: readonly SessionEvent[]) => void;
   readonly onReset: (sessionId: string, epoch: string) => void;
 }
 
-const resyncRetryMs = 1000;
+/** Retry of a resync after a store error: up to 1 s for the first, growing to 10 s while the store keeps failing. */
+const RESYNC_RETRY: BackoffOptions = { initialDelayMs: 1000, maxDelayMs: 10_000, factor: 2 };
+
+/** Where a batch came from: the store's notifications and reads, or this node's append pipeline. */
+type BatchSource = 'store' | 'own';
+
+function firstSeqOf(batch: CommittedBatch): number {
+  return batch.events[0]?.seq ?? 0;
+}
 
 /**
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
@@ -41,6 +58,14 @@ export class SessionChannel {
   #closed = false;
   #queue: Promise<void> = Promise.resolve();
   #retryTimer: NodeJS.Timeout | undefined;
+  /** Background tasks failed in a row (the backoff's attempt); 0 after one that succeeded. */
+  #failures = 0;
+  /**
+   * Commits of this node in flight or not handed over yet (the next one can start before the previous one's
+   * hand-off): while > 0, the store's notices wait in `#held` (about one round trip).
+   */
+  #ownCommits = 0;
+  #held: CommittedBatch[] = [];
   readonly #listeners = new Set<ChannelListener>();
   readonly #deps: ChannelDeps;
   readonly #stopWatch: () => void;
@@ -49,7 +74,7 @@ export class SessionChannel {
     this.sessionId = sessionId;
     this.#deps = deps;
     this.#stopWatch = deps.store.watch(sessionId, {
-      onCommitted: (batch) => this.#background(() => this.#onCommitted(batch), 'notification'),
+      onCommitted: (batch) => this.#fromStore(batch),
       onResync: () => this.requestResync('store resync'),
     });
     this.ready = this.#enqueue(() => this.#init());
@@ -84,6 +109,44 @@ export class SessionChannel {
     this.#listeners.delete(listener);
   }
 
+  /** This node's append pipeline sends a commit of the session to the store: hold the store's notices back. */
+  ownCommitStarted(): void {
+    this.#ownCommits++;
+  }
+
+  /**
+   * The commit ended (after its acks went out): `batch` is what it committed (already applied to the append cache),
+   * undefined when nothing was. It and the notices held back meanwhile are processed in seq order: the store's
+   * echo of `batch` is then dropped, and another node's batch before it fills the gap up to it.
+   */
+  ownCommitFinished(batch: CommittedBatch | undefined): void {
+    this.#ownCommits = Math.max(0, this.#ownCommits - 1); // a channel created mid-commit saw no `started`
+    // With a later own commit still in flight, only the notices up to this batch go now (the rest may be its echo).
+    const lastSeq = batch?.events[batch.events.length - 1]?.seq;
+    const goesNow = (notice: CommittedBatch): boolean =>
+      this.#ownCommits === 0 ||
+      (batch !== undefined && lastSeq !== undefined && notice.epoch === batch.epoch && firstSeqOf(notice) <= lastSeq);
+    const held = this.#held.filter(goesNow);
+    this.#held = this.#held.filter((notice) => !goesNow(notice));
+    const ordered: { readonly batch: CommittedBatch; readonly source: BatchSource }[] = held.map((notice) => ({
+      batch: notice,
+      source: 'store',
+    }));
+    if (batch !== undefined) {
+      const firstSeq = firstSeqOf(batch);
+      const after = held.findIndex((notice) => notice.epoch === batch.epoch && firstSeqOf(notice) > firstSeq);
+      ordered.splice(after === -1 ? ordered.length : after, 0, { batch, source: 'own' });
+    }
+    for (const item of ordered) {
+      this.#background(() => this.#onCommitted(item.batch, item.source), `${item.source} batch`);
+    }
+  }
+
+  #fromStore(batch: CommittedBatch): void {
+    if (this.#ownCommits > 0) this.#held.push(batch);
+    else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
+  }
+
   /** Re-read the store from the last seq (and re-check the epoch), e.g. when a subscriber saw newer events. */
   requestResync(reason: string): void {
     this.#background(() => this.#resync(reason), 'resync');
@@ -96,6 +159,7 @@ export class SessionChannel {
 
   close(): void {
     this.#closed = true;
+    this.#held = [];
     clearTimeout(this.#retryTimer);
     this.#stopWatch();
   }
@@ -107,18 +171,26 @@ export class SessionChannel {
   }
 
   #background(task: () => Promise<void>, what: string): void {
-    this.#enqueue(task).catch((error: unknown) => {
-      this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, `session channel ${what} failed`);
-      this.#scheduleResync();
-    });
+    this.#enqueue(task).then(
+      () => {
+        this.#failures = 0;
+      },
+      (error: unknown) => {
+        this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, `session channel ${what} failed`);
+        this.#scheduleResync();
+      },
+    );
   }
 
   #scheduleResync(): void {
     if (this.#closed || this.#retryTimer !== undefined) return;
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      if (!this.#closed) this.requestResync('retry after store error');
-    }, resyncRetryMs);
+    this.#retryTimer = setTimeout(
+      () => {
+        this.#retryTimer = undefined;
+        if (!this.#closed) this.requestResync('retry after store error');
+      },
+      backoffDelay(this.#failures++, RESYNC_RETRY),
+    );
     this.#retryTimer.unref();
   }
 
@@ -129,9 +201,9 @@ export class SessionChannel {
     this.#initialized = true;
   }
 
-  async #onCommitted(batch: CommittedBatch): Promise<void> {
+  async #onCommitted(batch: CommittedBatch, source: BatchSource = 'store'): Promise<void> {
     if (this.#closed || !this.#initialized) return;
-    if (batch.epoch !== this.#epoch) {
+    if (batch.epoch !== this.#epoch && !this.#adoptFirstEpoch(batch.epoch)) {
       await this.#resync('epoch changed');
       return;
     }
@@ -145,7 +217,7 @@ export class SessionChannel {
     }
     const rest = fresh.filter((event) => event.seq > this.#lastSeq);
     if (rest.length === 0) return;
-    if (rest[0]!.seq === this.#lastSeq + 1) this.#emit(rest);
+    if (rest[0]!.seq === this.#lastSeq + 1) this.#emit(rest, source);
     else await this.#resync('store could not fill a gap');
   }
 
@@ -164,7 +236,7 @@ export class SessionChannel {
   async #adoptHead(reason: string): Promise<boolean> {
     const head = await this.#deps.store.head(this.sessionId);
     if (this.#closed) return true;
-    if (this.#initialized && head.epoch === this.#epoch) {
+    if (this.#initialized && (head.epoch === this.#epoch || this.#adoptFirstEpoch(head.epoch))) {
       if (head.headSeq >= this.#lastSeq) return false;
       this.#lastSeq = head.headSeq;
       this.#reset(`the store lost events after seq ${head.headSeq} that this node had delivered (same epoch)`);
@@ -184,7 +256,8 @@ export class SessionChannel {
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
       const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
       if (this.#closed) return;
-      if (page.epoch !== this.#epoch) {
+      const epoch = page.epoch ?? NO_EPOCH;
+      if (epoch !== this.#epoch && !this.#adoptFirstEpoch(epoch)) {
         await this.#adoptHead('the store holds another epoch');
         return;
       }
@@ -198,9 +271,26 @@ export class SessionChannel {
     }
   }
 
-  #emit(events: readonly SessionEvent[]): void {
+  /**
+   * Take `epoch` without a reset when it is the first epoch of a session this channel saw without one and before
+   * delivering anything (its first commit). True when it did.
+   */
+  #adoptFirstEpoch(epoch: string): boolean {
+    if (this.#epoch !== NO_EPOCH || this.#lastSeq !== -1 || epoch === NO_EPOCH) return false;
+    this.#epoch = epoch;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener.onEpoch(epoch);
+      } catch (error) {
+        this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on its first epoch');
+      }
+    }
+    return true;
+  }
+
+  #emit(events: readonly SessionEvent[], source: BatchSource = 'store'): void {
     this.#lastSeq = events[events.length - 1]!.seq;
-    this.#deps.onCommitted(this.sessionId, this.#epoch, events);
+    if (source === 'store') this.#deps.onCommitted(this.sessionId, this.#epoch, events);
     const batch = new LiveBatch(this.sessionId, events);
     for (const listener of [...this.#listeners]) {
       try {
@@ -253,6 +343,16 @@ export class ChannelRegistry {
       throw error;
     }
     return channel;
+  }
+
+  /** This node starts a commit of `sessionId` (see `SessionChannel.ownCommitStarted`). */
+  ownCommitStarted(sessionId: string): void {
+    this.#channels.get(sessionId)?.ownCommitStarted();
+  }
+
+  /** This node's commit of `sessionId` ended, after its acks (see `SessionChannel.ownCommitFinished`). */
+  ownCommitFinished(sessionId: string, batch: CommittedBatch | undefined): void {
+    this.#channels.get(sessionId)?.ownCommitFinished(batch);
   }
 
   release(channel: SessionChannel, listener: ChannelListener): void {

@@ -1,3 +1,4 @@
+import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { HubErrorCode, type ServerMessage } from '../../shared/protocol.ts';
 import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
 import { HubError } from '../hub-error.ts';
@@ -6,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
-import { StoreDataError, type EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, StoreDataError, type EventStore } from '../store/event-store.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -48,8 +49,10 @@ export interface SubscribeParams {
   readonly epoch: string | undefined;
 }
 
+/** Pause before the next catch-up read when the channel re-checks the head. */
 const retryMinMs = 100;
-const retryMaxMs = 5000;
+/** Retry of a failed catch-up read: up to 100 ms for the first, growing to 5 s while the store keeps failing. */
+const CATCH_UP_RETRY: BackoffOptions = { initialDelayMs: retryMinMs, maxDelayMs: 5000, factor: 2 };
 
 /** A catch-up read: the page from `fromSeq` of at most `limit` events (a short page means the log's end). */
 interface PageRead {
@@ -93,8 +96,13 @@ export class Subscription implements ChannelListener {
   readonly sessionId: string;
   #state: SubscriptionState = 'starting';
   #nextSeq: number;
-  /** The epoch of the events this subscriber is sent (the channel's, as of `subscribed` or the last reset). */
-  #epoch = '';
+  /**
+   * The epoch of the events this subscriber is sent: the channel's, as of `subscribed` or the last reset, or the
+   * session's first epoch (`onEpoch`) when it had none then.
+   */
+  #epoch = NO_EPOCH;
+  /** The epoch the client was last told (`subscribed`, `reset`, or the `epoch` of an `events` frame). */
+  #clientEpoch = NO_EPOCH;
   #buffer: LiveBatch[] = [];
   #bufferedEvents = 0;
   #generation = 0;
@@ -131,7 +139,9 @@ export class Subscription implements ChannelListener {
    */
   async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
     this.#channel = channel;
-    if (params.epoch !== undefined && params.epoch !== channel.epoch) {
+    // A client told that the session had no epoch yet claims none: its copy holds no events of any epoch.
+    const claimed = params.epoch === NO_EPOCH ? undefined : params.epoch;
+    if (claimed !== undefined && claimed !== channel.epoch) {
       // The client holds an epoch this node's channel does not: either the client is behind (reset it), or the
       // channel is (the epoch changed without a notice reaching this node). Never answer with a stale epoch.
       const head = await this.#deps.store.head(this.sessionId);
@@ -139,7 +149,7 @@ export class Subscription implements ChannelListener {
     }
     let storeHeadSeq = -1;
     if (params.fromSeq > channel.lastSeq + 1) {
-      const claimsEpoch = params.epoch === undefined || params.epoch === channel.epoch;
+      const claimsEpoch = claimed === undefined || claimed === channel.epoch;
       const head = await this.#deps.store.head(this.sessionId);
       if (claimsEpoch && params.fromSeq > head.headSeq + 1) {
         throw new HubError(
@@ -153,7 +163,8 @@ export class Subscription implements ChannelListener {
     if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
     // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
     this.#epoch = channel.epoch;
-    const epochChanged = params.epoch !== undefined && params.epoch !== channel.epoch;
+    this.#clientEpoch = channel.epoch;
+    const epochChanged = claimed !== undefined && claimed !== channel.epoch;
     this.#deps.sink.send({
       type: 'subscribed',
       id: params.requestId,
@@ -162,7 +173,7 @@ export class Subscription implements ChannelListener {
       headSeq: Math.max(channel.lastSeq, storeHeadSeq),
     });
     if (epochChanged) {
-      this.#sendReset(channel.epoch, `epoch ${params.epoch ?? ''} is no longer valid`);
+      this.#sendReset(channel.epoch, `epoch ${claimed} is no longer valid`);
       this.#nextSeq = 0;
     }
     this.#startCatchUp();
@@ -194,6 +205,14 @@ export class Subscription implements ChannelListener {
     this.#sendBatch(batch);
   }
 
+  /**
+   * The session got its first epoch: nothing was sent under the old (none), so the position stays valid. The next
+   * `events` frame tells the client (see `#sendFrame`).
+   */
+  onEpoch(epoch: string): void {
+    if (this.#state !== 'starting') this.#epoch = epoch;
+  }
+
   onReset(epoch: string, reason: string): void {
     if (this.#state === 'closed') return;
     // Batches buffered so far belong to the old epoch: never send them.
@@ -216,7 +235,22 @@ export class Subscription implements ChannelListener {
 
   #sendReset(epoch: string, reason: string): void {
     this.#deps.metrics.resets.inc();
+    this.#clientEpoch = epoch;
     this.#deps.sink.send({ type: 'reset', sessionId: this.sessionId, epoch, reason });
+  }
+
+  /**
+   * Send an `events` frame. The first one after the session got its first epoch (the client was told it had none)
+   * carries `epoch`, so that a client resuming later claims the epoch its events belong to. That frame is encoded
+   * for this subscriber alone; every other one is the shared frame.
+   */
+  #sendFrame(frame: EventsFrame): void {
+    if (this.#clientEpoch === this.#epoch) {
+      this.#deps.sink.sendBatch(frame);
+      return;
+    }
+    this.#clientEpoch = this.#epoch;
+    this.#deps.sink.send({ ...frame.message, epoch: this.#epoch });
   }
 
   #bufferBatch(batch: LiveBatch): void {
@@ -241,7 +275,7 @@ export class Subscription implements ChannelListener {
    * another epoch is never sent: the channel re-checks the head (and resets this subscriber) meanwhile.
    */
   async #catchUp(generation: number): Promise<void> {
-    let retryMs = retryMinMs;
+    let failures = 0;
     const { sink } = this.#deps;
     while (generation === this.#generation) {
       // A closing connection (a slow consumer cut, a GOING_AWAY) would only drop the pages: stop reading them.
@@ -257,7 +291,7 @@ export class Subscription implements ChannelListener {
       try {
         const waitMs = await this.#catchUpStep();
         if (waitMs === 'live') return;
-        retryMs = retryMinMs;
+        failures = 0;
         if (waitMs > 0) await pause(waitMs);
       } catch (error) {
         if (generation !== this.#generation) return;
@@ -276,8 +310,7 @@ export class Subscription implements ChannelListener {
           return;
         }
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');
-        await pause(retryMs);
-        retryMs = Math.min(retryMs * 2, retryMaxMs);
+        await pause(backoffDelay(failures++, CATCH_UP_RETRY));
       }
     }
   }
@@ -292,7 +325,7 @@ export class Subscription implements ChannelListener {
     const read = this.#readPage(this.#nextSeq);
     const page = await read.page;
     if (generation !== this.#generation) return 0;
-    if (page.epoch !== this.#epoch) {
+    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) {
       this.#channel!.requestResync('catch-up read another epoch');
       return retryMinMs;
     }
@@ -376,7 +409,7 @@ export class Subscription implements ChannelListener {
   #sendBatch(batch: LiveBatch): void {
     const part = batch.from(this.#nextSeq);
     if (part === undefined) return;
-    this.#deps.sink.sendBatch(part);
+    this.#sendFrame(part);
     this.#nextSeq = part.lastSeq + 1;
     this.#deps.metrics.hot.deliveries += part.events.length;
   }
@@ -388,7 +421,7 @@ export class Subscription implements ChannelListener {
    */
   #sendPage(page: EncodedEventPage, bytes: number): void {
     const { maxFrameBytes } = this.#deps;
-    if (bytes <= maxFrameBytes) this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page));
+    if (bytes <= maxFrameBytes) this.#sendFrame(new CatchUpFrame(this.sessionId, page));
     else this.#sendInFrames(page, maxFrameBytes);
     this.#nextSeq = page.firstSeq + page.count;
     this.#deps.metrics.hot.deliveries += page.count;
@@ -401,12 +434,12 @@ export class Subscription implements ChannelListener {
     for (let index = 0; index < page.count; index++) {
       const size = page.eventBytes(index);
       if (index > start && bytes + size > maxFrameBytes) {
-        this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, index)));
+        this.#sendFrame(new CatchUpFrame(this.sessionId, page.slice(start, index)));
         start = index;
         bytes = 0;
       }
       bytes += size;
     }
-    this.#deps.sink.sendBatch(new CatchUpFrame(this.sessionId, page.slice(start, page.count)));
+    this.#sendFrame(new CatchUpFrame(this.sessionId, page.slice(start, page.count)));
   }
 }

@@ -5,8 +5,14 @@ import type { EncodedEventPage } from './codec/encoded-page.ts';
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
 export type { ValidatedDraft } from '../../shared/index.ts';
 
+/**
+ * The epoch of a session that has none: nothing was ever written to it, or it was deleted (or its data lost). A
+ * session gets its epoch with its first events; a read never creates one.
+ */
+export const NO_EPOCH = '';
+
 export interface SessionHead {
-  /** Identity of the session's stored data; changes when the data was lost. */
+  /** Identity of the session's stored data; changes when the data was lost. `NO_EPOCH` when it has none. */
   readonly epoch: string;
   /** Seq of the last event, -1 when the session is empty. */
   readonly headSeq: number;
@@ -18,7 +24,8 @@ export interface CommitRequest {
   readonly expectedSeq: number;
   /**
    * The commit succeeds only if the session's epoch is still this one (the epoch the batch was validated
-   * against); on a mismatch the answer is `conflict` with the current epoch. Omitted: the epoch is not checked.
+   * against); on a mismatch the answer is `conflict` with the current epoch. Omitted or `NO_EPOCH`: the epoch is not
+   * checked (a batch validated against a session without an epoch is positioned by `expectedSeq` alone).
    */
   readonly expectedEpoch?: string;
   readonly events: readonly ValidatedDraft[];
@@ -163,9 +170,12 @@ export interface EventStore {
   readonly engine: 'redis' | 'memory';
   /** Who watches which session, across the nodes that share this store (see presence-store.ts). */
   readonly presence: PresenceStore;
-  /** Head and epoch of a session (an unknown session is empty, and gets its epoch here). */
+  /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
-  /** Append a validated batch atomically: all events or none, contiguous seqs, one commit time. */
+  /**
+   * Append a validated batch atomically: all events or none, contiguous seqs, one commit time. A session without an
+   * epoch gets a new random one with these events (a refused commit creates nothing).
+   */
   commit(request: CommitRequest): Promise<CommitResult>;
   /**
    * Append several validated batches (appends) of one session in one atomic step, each with its own idempotency
@@ -187,8 +197,9 @@ export interface EventStore {
   readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
   /**
    * `readPage` for a reader that forwards the events in msgpack (the hub's catch-up): the same events, verified
-   * the same way, whose msgpack form the Redis engine splices from the stored bodies instead of decoding them
-   * into objects and encoding those again.
+   * the same way, as stored bodies with their seq and time; `store/codec/` turns them into msgpack (the Redis
+   * engine splices the stored bodies instead of decoding them into objects and encoding those again). The seam
+   * knows nothing of frames: the caller wraps the events.
    */
   readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
@@ -209,7 +220,7 @@ export interface EventStore {
   listSessions(prefix?: string): Promise<string[]>;
   /**
    * Admin: delete a session's events, epoch and idempotency keys. Its watchers (on every node) get
-   * `onResync()`; its next access creates a new epoch, so clients holding a position are reset.
+   * `onResync()`; it has no epoch until its next commit creates a new one, so clients holding a position are reset.
    * Resolves true when something was deleted.
    */
   deleteSession(sessionId: string): Promise<boolean>;

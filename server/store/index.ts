@@ -1,8 +1,7 @@
 export * from './event-store.ts';
 export type { EncodedEventPage } from './codec/encoded-page.ts';
 export * from './session-id.ts';
-export { MemoryBackend, type MemoryBackendOptions } from './memory/memory-backend.ts';
-export { DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from './empty-epoch-ttl.ts';
+export { MemoryBackend } from './memory/memory-backend.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory/memory-store.ts';
 export { RedisStore, type RedisStoreOptions } from './redis/redis-store.ts';
 export { DEFAULT_KEY_PREFIX, sessionKeys, type SessionKeys } from './redis/redis-keys.ts';

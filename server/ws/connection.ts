@@ -20,7 +20,7 @@ import { errorMessage, HubError, toHubError } from '../hub-error.ts';
 import type { EventsFrame } from '../fanout/events-frame.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import { SendCoalescer } from './send-coalescer.ts';
+import { batchSendsOfThisTurn } from '../../shared/send-batching.ts';
 
 export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger' | 'subject'> {
   readonly logger: Logger;
@@ -33,7 +33,6 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   /** Rate, expiry and slow-consumer limits (see `ConnectionGuard`). */
   readonly limits: HubLimits;
   readonly request: RequestInfo;
-  /** Token from the upgrade request (`Authorization: Bearer` or `?token=`), used when hello carries none. */
   /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
   readonly upgradeToken: () => string | undefined;
   /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
@@ -64,11 +63,9 @@ export class Connection {
   readonly #guard: ConnectionGuard;
   /** Keeps pipelined appends in order across retry-later failures. */
   readonly #fences = new AppendFences();
-  readonly #coalescer: SendCoalescer;
 
   constructor(ws: WebSocket, deps: ConnectionDeps) {
     this.#ws = ws;
-    this.#coalescer = new SendCoalescer(ws);
     this.#deps = deps;
     this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
     const { metrics } = deps;
@@ -136,7 +133,7 @@ export class Connection {
 
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
-    this.#coalescer.beforeSend();
+    batchSendsOfThisTurn(this.#ws);
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
     this.#deps.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();
@@ -144,7 +141,7 @@ export class Connection {
 
   #sendBatch(batch: EventsFrame): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
-    this.#coalescer.beforeSend();
+    batchSendsOfThisTurn(this.#ws);
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
     this.#deps.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();

@@ -64,6 +64,7 @@ describe('an SDK subscriber fed data it cannot trust', () => {
       hub = await startHub({ store });
       await store.commit({ sessionId: 'ok', expectedSeq: 0, events: [{ type: 'app/note', data: 1 }] });
       await redis.xadd(store.keys('corrupt').log, '0-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
+      await redis.set(store.keys('corrupt').epoch, 'epoch-of-the-corrupted-log'); // reads never create one
     });
     afterAll(async () => {
       await hub.close();

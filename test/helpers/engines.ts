@@ -9,23 +9,15 @@ export interface Engine {
   stop(): Promise<void>;
 }
 
-/** Options both engines take. */
-export interface EngineOptions {
-  readonly emptySessionEpochTtlMs?: number;
-}
-
 /** Both engines, for `describe.each`: a memory store, and a Redis store on its own redis-server (keys under `keyPrefix`). */
-export function storeEngines(
-  keyPrefix: string,
-  options: EngineOptions = {},
-): { readonly name: string; readonly open: () => Promise<Engine> }[] {
+export function storeEngines(keyPrefix: string): { readonly name: string; readonly open: () => Promise<Engine> }[] {
   return [
-    { name: 'memory', open: async () => ({ store: new MemoryStore(options), stop: async () => {} }) },
+    { name: 'memory', open: async () => ({ store: new MemoryStore(), stop: async () => {} }) },
     {
       name: 'redis',
       open: async () => {
         const redis = await RedisServer.start();
-        const store = await RedisStore.open({ url: redis.url, keyPrefix, ...options });
+        const store = await RedisStore.open({ url: redis.url, keyPrefix });
         return { store, stop: () => redis.stop() };
       },
     },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreWatchHandlers } from '../../server/store/event-store.ts';
+import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
@@ -17,20 +18,25 @@ class LossyStore extends MemoryStore {
   }
 }
 
+/** Another node's commits reach this node's subscribers through store notifications (its own, from its pipeline). */
 describe('hub: missed live notifications', () => {
+  let writerHub: TestHub;
   let hub: TestHub;
-  const store = new LossyStore();
+  const backend = new MemoryBackend();
+  const writerStore = new MemoryStore({ backend });
+  const store = new LossyStore({ backend });
   beforeAll(async () => {
-    hub = await startHub({ store });
+    writerHub = await startHub({ store: writerStore, nodeName: 'writer' });
+    hub = await startHub({ store, nodeName: 'lossy' });
   });
   afterAll(async () => {
-    await hub.close();
-    await store.close();
+    await Promise.all([writerHub.close(), hub.close()]);
+    await Promise.all([writerStore.close(), store.close()]);
   });
 
   it('are filled from the store: subscribers still get every seq once, in order', async () => {
     const sessionId = 'lossy';
-    const writer = await RawHubClient.connect(hub.wsUrl);
+    const writer = await RawHubClient.connect(writerHub.wsUrl);
     const watchers = await Promise.all([RawHubClient.connect(hub.wsUrl), RawHubClient.connect(hub.wsUrl)]);
     for (const watcher of watchers) {
       await watcher.request({ type: 'subscribe', sessionId });

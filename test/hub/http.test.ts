@@ -120,13 +120,18 @@ describe('hub: HTTP API', () => {
     const deleted = await fetch(`${hub.url}/v1/sessions/doomed`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(await deleted.json()).toEqual({ sessionId: 'doomed', deleted: true });
+    // Deleted, the session has no epoch (''): the next first commit creates a new one, which the next events
+    // frame tells the subscriber.
     const reset = await watcher.waitFor((message) => message.type === 'reset');
-    expect(reset.type === 'reset' && subscribed.type === 'subscribed' && reset.epoch !== subscribed.epoch).toBe(true);
+    expect(reset).toMatchObject({ type: 'reset', sessionId: 'doomed', epoch: '' });
     const ack = await watcher.request({ type: 'append', sessionId: 'doomed', events: [user('again')] });
-    expect(ack).toMatchObject({ type: 'ack', firstSeq: 0, epoch: reset.type === 'reset' ? reset.epoch : '' });
-    await watcher.waitFor((m) => m.type === 'events' && m.events[0]?.seq === 0, {
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 0 });
+    const epoch = ack.type === 'ack' ? ack.epoch : '';
+    expect([subscribed.type === 'subscribed' ? subscribed.epoch : '', '']).not.toContain(epoch);
+    const events = await watcher.waitFor((m) => m.type === 'events' && m.events[0]?.seq === 0, {
       from: watcher.messages.indexOf(reset),
     });
+    expect(events).toMatchObject({ epoch });
     expect(watcher.seqs('doomed')).toEqual([0]);
     const missing = await fetch(`${hub.url}/v1/sessions/never-there`, { method: 'DELETE' });
     expect(missing.status).toBe(404);

@@ -19,9 +19,12 @@ describe('hub on Redis: subscribers of a log that lost its tail', () => {
     const [store] = fixture.cluster.stores;
     const writer = await RawHubClient.connect(node!.wsUrl);
     const watcher = await RawHubClient.connect(node!.wsUrl);
-    const subscribed = await watcher.request({ type: 'subscribe', sessionId: 'tail' });
-    const epoch = subscribed.type === 'subscribed' ? subscribed.epoch : '';
-    await writer.request({ type: 'append', sessionId: 'tail', events: range(0, 9).map(note) });
+    await watcher.request({ type: 'subscribe', sessionId: 'tail' });
+    const first = await writer.request({ type: 'append', sessionId: 'tail', events: range(0, 9).map(note) });
+    const epoch = first.type === 'ack' ? first.epoch : '';
+    // The first events frame tells the watcher (subscribed before any write) the epoch the commit created.
+    const told = await watcher.waitFor((m) => m.type === 'events');
+    expect(told.type === 'events' && [told.epoch, told.events[0]?.seq]).toEqual([epoch, 0]);
     await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 9));
 
     // Keep seqs 0..4 only, as a replica that missed the last commit would; the epoch key stays.

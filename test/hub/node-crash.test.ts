@@ -31,10 +31,15 @@ describe('hub: a node killed with SIGKILL', () => {
     const sessionId = 'crash';
     const writer = await RawHubClient.connect(survivor.wsUrl);
     const watcher = await RawHubClient.connect(doomed.wsUrl);
-    const subscribed = await watcher.request({ type: 'subscribe', sessionId });
-    if (subscribed.type !== 'subscribed') throw new Error(JSON.stringify(subscribed));
-    for (let n = 0; n < 10; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
+    // Subscribed before the first write: the session has no epoch yet.
+    expect(await watcher.request({ type: 'subscribe', sessionId })).toMatchObject({ type: 'subscribed', epoch: '' });
+    const first = await writer.request({ type: 'append', sessionId, events: [note(0)] });
+    if (first.type !== 'ack') throw new Error(JSON.stringify(first));
+    for (let n = 1; n < 10; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
     await watcher.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 9));
+    // The first events frame told the watcher the epoch the first commit created; no other frame repeats it.
+    const told = watcher.ofType('events').filter((m) => m.epoch !== undefined);
+    expect(told.map((m) => [m.epoch, m.events[0]?.seq])).toEqual([[first.epoch, 0]]);
     // The dead node's own writer: its last append was acked before the crash.
     const doomedWriter = await RawHubClient.connect(doomed.wsUrl);
     expect(await doomedWriter.request({ type: 'append', sessionId, events: [note(10)] })).toMatchObject({
@@ -56,9 +61,9 @@ describe('hub: a node killed with SIGKILL', () => {
       type: 'subscribe',
       sessionId,
       fromSeq: lastSeq + 1,
-      epoch: subscribed.epoch,
+      epoch: first.epoch,
     });
-    expect(again).toMatchObject({ type: 'subscribed', epoch: subscribed.epoch });
+    expect(again).toMatchObject({ type: 'subscribed', epoch: first.epoch });
     for (let n = 15; n < 20; n++) await writer.request({ type: 'append', sessionId, events: [note(n)] });
     await resumed.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === 19));
     const all = [...seen, ...resumed.events(sessionId)];

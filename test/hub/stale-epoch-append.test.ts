@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '../../shared/index.ts';
+import { NO_EPOCH } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
@@ -49,8 +50,11 @@ describe('hub: an append validated against a deleted epoch', () => {
   it('is re-validated on the new log: refused, and the stored log stays valid', async () => {
     expect(await post(nodeA, [...callingTurn, toolResult('long')])).toMatchObject({ status: 201 });
     expect((await fetch(`${nodeB.url}/v1/sessions/s`, { method: 'DELETE' })).status).toBeLessThan(300);
-    const { epoch } = await storeB.head('s');
+    // Deleted, the session has no epoch until its next first commit creates a new one.
+    expect(await storeB.head('s')).toEqual({ epoch: NO_EPOCH, headSeq: -1 });
     expect((await post(nodeB, ['x', 'y', 'u', 'v', 'w'].map(user))).status).toBe(201);
+    const { epoch } = await storeB.head('s');
+    expect(epoch).not.toBe(NO_EPOCH);
     // Valid on A's cached (old) session, invalid on the new log: seq 4 is a user/message now.
     const pruned = toolResult('pruned', { surfaceOp: { op: 'replace', startSeq: 4, endSeq: 4 }, sourceEventSeqs: [4] });
     const stale = await post(nodeA, [pruned]);

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SessionEvent } from '../../shared/index.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
-import type {
-  CommitResult,
-  CommittedBatch,
-  EventStore,
-  StoreWatchHandlers,
-  ValidatedDraft,
+import {
+  NO_EPOCH,
+  type CommitResult,
+  type CommittedBatch,
+  type EventStore,
+  type StoreWatchHandlers,
+  type ValidatedDraft,
 } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
@@ -65,23 +66,23 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       await backend?.teardown();
     });
 
-    it('gives an empty session head -1 and a stable epoch, the same on every instance', async () => {
+    it('gives an empty session head -1 and no epoch; its first commit a random one, the same on every instance', async () => {
       const sessionId = newSession();
-      const first = await a.head(sessionId);
-      expect(first.headSeq).toBe(-1);
-      expect(first.epoch).toMatch(/^[A-Za-z0-9_-]{8,}$/);
-      expect(await a.head(sessionId)).toEqual(first);
-      expect(await b.head(sessionId)).toEqual(first);
-      expect((await a.head(newSession())).epoch).not.toBe(first.epoch);
+      expect(await a.head(sessionId)).toEqual({ epoch: NO_EPOCH, headSeq: -1 });
       expect(await a.read(sessionId, 0, 10)).toEqual([]);
+      const { epoch } = await a.commit({ sessionId, expectedSeq: 0, events: drafts(1) });
+      expect(epoch).toMatch(/^[A-Za-z0-9_-]{8,}$/);
+      expect(await b.head(sessionId)).toEqual({ epoch, headSeq: 0 });
+      const other = newSession();
+      await a.commit({ sessionId: other, expectedSeq: 0, events: drafts(1) });
+      expect((await a.head(other)).epoch).not.toBe(epoch);
     });
 
     it('assigns contiguous seqs and one commit time per batch', async () => {
       const sessionId = newSession();
-      const { epoch } = await a.head(sessionId);
       const first = await a.commit({ sessionId, expectedSeq: 0, events: drafts(3) });
       expect(first.status).toBe('committed');
-      expect(first.epoch).toBe(epoch);
+      const { epoch } = first;
       const firstEvents = committed(first);
       expect(firstEvents.map((event) => event.seq)).toEqual([0, 1, 2]);
       const time = firstEvents[0]!.time;
@@ -107,8 +108,8 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
 
     it('reports an expectedSeq conflict with the head and leaves the log unchanged', async () => {
       const sessionId = newSession();
-      const { epoch } = await a.head(sessionId);
       const events = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(2) }));
+      const { epoch } = await a.head(sessionId);
       for (const expectedSeq of [0, 1, 3, 7]) {
         const result = await b.commit({ sessionId, expectedSeq, events: drafts(1, 'late') });
         expect(result).toEqual({ status: 'conflict', epoch, headSeq: 1 });
@@ -170,11 +171,14 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       const local = recorder();
       b.watch(sessionId, remote);
       a.watch(sessionId, local);
-      const { epoch } = await b.head(sessionId); // after watch(): notifications are flowing
+      await b.head(sessionId); // after watch(): notifications are flowing
       await a.head(sessionId);
       const sent: SessionEvent[] = [];
+      let epoch = '';
       for (let batch = 0; batch < 5; batch++) {
-        sent.push(...committed(await a.commit({ sessionId, expectedSeq: sent.length, events: drafts(batch + 1) })));
+        const result = await a.commit({ sessionId, expectedSeq: sent.length, events: drafts(batch + 1) });
+        sent.push(...committed(result));
+        epoch = result.epoch;
       }
       for (const watcher of [remote, local]) {
         await vi.waitFor(() => expect(watcher.batches.flatMap((batch) => batch.events)).toHaveLength(15), WAIT);
@@ -285,8 +289,7 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
 
     it('lists sessions, and deletes one: new epoch, empty log, watchers told to resync', async () => {
       const sessionId = newSession();
-      const { epoch } = await a.head(sessionId);
-      await a.commit({ sessionId, expectedSeq: 0, events: drafts(2), idempotencyKey: 'k' });
+      const { epoch } = await a.commit({ sessionId, expectedSeq: 0, events: drafts(2), idempotencyKey: 'k' });
       expect(await b.listSessions()).toContain(sessionId);
       const watcher = recorder();
       b.watch(sessionId, watcher);
@@ -295,12 +298,11 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       await vi.waitFor(() => expect(watcher.resyncs).toBe(1), WAIT);
       expect(await b.listSessions()).not.toContain(sessionId);
       expect(await b.read(sessionId, 0, 10)).toEqual([]);
-      const fresh = await b.head(sessionId);
-      expect(fresh.headSeq).toBe(-1);
-      expect(fresh.epoch).not.toBe(epoch);
-      // The idempotency keys went with it.
+      expect(await b.head(sessionId)).toEqual({ epoch: NO_EPOCH, headSeq: -1 });
+      // The idempotency keys went with it; the next commit gives the session a new epoch.
       const again = await a.commit({ sessionId, expectedSeq: 0, events: drafts(1), idempotencyKey: 'k' });
       expect(again.status).toBe('committed');
+      expect(again.epoch).not.toBe(epoch);
       expect(await a.deleteSession(newSession())).toBe(false);
     });
 
@@ -354,11 +356,14 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
 
     it('refuses a commit whose expectedEpoch is not the current epoch, even at the right length', async () => {
       const sessionId = newSession();
-      const { epoch: old } = await a.head(sessionId);
-      await a.commit({ sessionId, expectedSeq: 0, expectedEpoch: old, events: drafts(2, 'old') });
+      const { epoch: old } = await a.commit({
+        sessionId,
+        expectedSeq: 0,
+        expectedEpoch: NO_EPOCH,
+        events: drafts(2, 'old'),
+      });
       await b.deleteSession(sessionId);
-      const { epoch: current } = await b.head(sessionId);
-      await b.commit({ sessionId, expectedSeq: 0, events: drafts(2, 'new') });
+      const { epoch: current } = await b.commit({ sessionId, expectedSeq: 0, events: drafts(2, 'new') });
       const stale = await a.commit({ sessionId, expectedSeq: 2, expectedEpoch: old, events: drafts(1, 'stale') });
       expect(stale).toEqual({ status: 'conflict', epoch: current, headSeq: 1 });
       expect((await b.read(sessionId, 0, 10)).map((event) => event.data)).toEqual(
@@ -366,26 +371,25 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       );
       const fresh = await a.commit({ sessionId, expectedSeq: 2, expectedEpoch: current, events: drafts(1, 'ok') });
       expect(fresh.status).toBe('committed');
-      // A deleted session gets a new epoch on the commit itself: an old expectedEpoch still conflicts.
+      // A deleted session has no epoch until its next commit: an old expectedEpoch conflicts.
       await b.deleteSession(sessionId);
       const afterDelete = await a.commit({ sessionId, expectedSeq: 0, expectedEpoch: current, events: drafts(1) });
-      expect(afterDelete.status).toBe('conflict');
-      expect(afterDelete.epoch).not.toBe(current);
+      expect(afterDelete).toEqual({ status: 'conflict', epoch: NO_EPOCH, headSeq: -1 });
     });
 
     it('reads a page together with its epoch, and reports no epoch for a session without one', async () => {
       const sessionId = newSession();
       expect(await a.readPage(sessionId, 0, 10)).toEqual({ epoch: undefined, events: [] });
-      const { epoch } = await a.head(sessionId);
-      expect(await b.readPage(sessionId, 0, 10)).toEqual({ epoch, events: [] });
-      const events = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(3) }));
+      await a.head(sessionId);
+      expect(await b.readPage(sessionId, 0, 10)).toEqual({ epoch: undefined, events: [] });
+      const result = await a.commit({ sessionId, expectedSeq: 0, events: drafts(3) });
+      const { epoch } = result;
+      const events = committed(result);
       expect(await b.readPage(sessionId, 1, 10)).toEqual({ epoch, events: events.slice(1) });
       expect(await b.readPage(sessionId, 0, 2)).toEqual({ epoch, events: events.slice(0, 2) });
       await a.deleteSession(sessionId);
       expect(await b.readPage(sessionId, 0, 10)).toEqual({ epoch: undefined, events: [] });
-      const { epoch: next } = await b.head(sessionId);
-      expect(next).not.toBe(epoch);
-      expect(await a.readPage(sessionId, 0, 10)).toEqual({ epoch: next, events: [] });
+      expect(await b.head(sessionId)).toEqual({ epoch: NO_EPOCH, headSeq: -1 });
       await expect(a.readPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
 
@@ -462,8 +466,7 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
 
     it('refuses a whole group on a stale expectedSeq or epoch, and a group that repeats a key', async () => {
       const sessionId = newSession();
-      const { epoch } = await a.head(sessionId);
-      await a.commit({ sessionId, expectedSeq: 0, events: drafts(2) });
+      const { epoch } = await a.commit({ sessionId, expectedSeq: 0, events: drafts(2) });
       const batches = [{ events: drafts(1), idempotencyKey: 'x' }, { events: drafts(1) }];
       expect(await b.commitGroup({ sessionId, expectedSeq: 1, batches })).toEqual({
         status: 'conflict',
@@ -493,7 +496,6 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
       const sessionId = newSession();
       const none = await a.readEncodedPage(sessionId, 0, 10);
       expect([none.epoch, none.count, none.events()]).toEqual([undefined, 0, []]);
-      const { epoch } = await a.head(sessionId);
       const varied: ValidatedDraft[] = [
         { type: 'test/event', data: { text: 'héllo wörld 😀 日本', big: 2 ** 53 - 1, small: -(2 ** 31) - 1 } },
         { type: 'test/event', data: { nested: [[{ a: [1.5, null, true] }]], 2: 'two', 1: 'one', b: {} } },
@@ -506,7 +508,7 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
         },
         ...drafts(20),
       ];
-      committed(await a.commit({ sessionId, expectedSeq: 0, events: varied }));
+      const { epoch } = await a.commit({ sessionId, expectedSeq: 0, events: varied });
       for (const [fromSeq, limit] of [
         [0, 100],
         [1, 3],

@@ -29,8 +29,8 @@ describe('RedisStore while Redis is down', () => {
     const batches: CommittedBatch[] = [];
     let resyncs = 0;
     reader.watch('s', { onCommitted: (batch) => batches.push(batch), onResync: () => resyncs++ });
-    const { epoch } = await reader.head('s');
-    await writer.commit({ sessionId: 's', expectedSeq: 0, events: drafts(1) });
+    await reader.head('s'); // after watch(): notifications are flowing
+    const { epoch } = await writer.commit({ sessionId: 's', expectedSeq: 0, events: drafts(1) });
     await vi.waitFor(() => expect(batches).toHaveLength(1), WAIT);
 
     await server.kill();

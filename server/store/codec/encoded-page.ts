@@ -19,8 +19,10 @@ export interface EncodedEventPage {
   /** The events, the same values `readPage` returns (the Redis engine decodes them on the first call). */
   events(): readonly SessionEvent[];
   /**
-   * The msgpack array of the events: byte for byte what the wire codec (`encodeMsgpackValue`, `encodeFrame`)
-   * writes for `events()`, preceded by the bytes of `head` when given (one buffer for a whole frame).
+   * The events as one msgpack array of maps `{seq, type, time, data, surfaceOp?, sourceEventSeqs?}`: each stored
+   * body with its seq and time, the same bytes `encodeMsgpackValue(events())` gives (the Redis engine splices
+   * them from the stored bodies, see event-splice.ts), preceded by the bytes of `head` when given (one buffer for a
+   * whole frame). What goes around them on the wire is the caller's business.
    */
   msgpack(head?: Uint8Array): Uint8Array;
   /**

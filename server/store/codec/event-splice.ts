@@ -2,10 +2,11 @@ import { NOT_CANONICAL, scanJsonValue, scanSeq, scanUtf8 } from './msgpack-scan.
 import { writeTag16, writeTag32 } from './msgpack-array-header.ts';
 
 /**
- * The wire encoding of a stored event, spliced from its stored body instead of decoded and encoded again.
+ * The msgpack encoding of a stored event with its seq and time, spliced from its stored body instead of decoded
+ * and encoded again.
  *
  * A stored body is a msgpack array `[type, data]`, `[type, data, surfaceOp]` or `[type, data, surfaceOp | nil,
- * sourceEventSeqs]` (server/store/event-codec.ts). The wire form of the event (what `encodeFrame` writes for the
+ * sourceEventSeqs]` (server/store/codec/event-codec.ts). The encoded event (what msgpackr writes for the
  * `SessionEvent` the store returns) is a `map16` `{seq, type, time, data, surfaceOp?, sourceEventSeqs?}`: the
  * same msgpackr, so the type, data, surfaceOp and sourceEventSeqs bytes are the body's own whenever the body is
  * exactly what msgpackr writes (see msgpack-scan.ts). `scanEventBody` checks that and records where the parts

@@ -1,7 +1,6 @@
 import type { SessionEvent } from '../../../shared/index.ts';
 import type { CommittedBatch } from '../event-store.ts';
-import { randomUUID } from 'node:crypto';
-import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
+import { newEpoch } from '../new-epoch.ts';
 
 /** What an idempotency key remembers: the seqs and time of the batch it committed (the events are in the log). */
 export interface IdempotencyRecord {
@@ -10,29 +9,11 @@ export interface IdempotencyRecord {
   readonly time: number;
 }
 
-/** One session's data in memory. */
+/** One session's data in memory: it exists from its first commit until it is deleted. */
 export interface MemorySession {
   readonly epoch: string;
   readonly events: SessionEvent[];
   readonly idempotency: Map<string, IdempotencyRecord>;
-  /** When the epoch of this session lapses (`Date.now()` ms) while nobody wrote it; undefined once written. */
-  expiresAt: number | undefined;
-}
-
-export interface MemoryBackendOptions {
-  /**
-   * Lifetime of the epoch of a session nobody wrote (created by a read, a subscription or a refused commit): after
-   * it the session is forgotten and its next access gets a new epoch, exactly as the Redis engine's epoch key
-   * expires. So readers cannot fill the process with sessions that never exist. Default 1 hour.
-   */
-  readonly emptySessionEpochTtlMs?: number;
-}
-
-/** A new random epoch: a random (v4) UUID, the same form on both engines. */
-export function newEpoch(): string {
-  // randomUUID draws from a cached entropy pool: a commit passes a candidate epoch every time, and randomBytes()
-  // per call showed up in the append profile.
-  return randomUUID();
 }
 
 /** What a store hears from its backend: committed batches, and sessions that were deleted. */
@@ -48,63 +29,33 @@ export interface BackendListener {
 export class MemoryBackend {
   readonly #sessions = new Map<string, MemorySession>();
   readonly #listeners = new Set<BackendListener>();
-  readonly #emptyTtlMs: number;
-  /** Lapsed empty sessions are dropped in one sweep at most once per lifetime (on a new session). */
-  #nextSweepAt = 0;
 
-  constructor(options: MemoryBackendOptions = {}) {
-    this.#emptyTtlMs = checkEmptySessionEpochTtl(options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS);
-  }
-
-  /** The session, created empty (with a fresh epoch and a lifetime) on first access or after its epoch lapsed. */
+  /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
-    const now = Date.now();
-    let session = this.#live(sessionId, now);
+    let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      this.#sweep(now);
-      session = { epoch: newEpoch(), events: [], idempotency: new Map(), expiresAt: now + this.#emptyTtlMs };
+      session = { epoch: newEpoch(), events: [], idempotency: new Map() };
       this.#sessions.set(sessionId, session);
     }
     return session;
   }
 
-  /** The session if it was accessed and its epoch has not lapsed. */
+  /** The session if it exists (was written and not deleted since). */
   peek(sessionId: string): MemorySession | undefined {
-    return this.#live(sessionId, Date.now());
+    return this.#sessions.get(sessionId);
   }
 
-  /** Events were written to the session: its epoch is kept for good (until the session is deleted). */
-  written(session: MemorySession): void {
-    session.expiresAt = undefined;
-  }
-
-  /** Sessions held in memory (lapsed empty ones included until the next sweep). */
+  /** Sessions held in memory. */
   get size(): number {
     return this.#sessions.size;
   }
 
-  /** Ids of the sessions that have data or an epoch that has not lapsed. */
+  /** Ids of the sessions that exist. */
   sessionIds(): string[] {
-    const now = Date.now();
-    return [...this.#sessions.keys()].filter((sessionId) => this.#live(sessionId, now) !== undefined);
+    return [...this.#sessions.keys()];
   }
 
-  #live(sessionId: string, now: number): MemorySession | undefined {
-    const session = this.#sessions.get(sessionId);
-    if (session?.expiresAt === undefined || session.expiresAt > now) return session;
-    this.#sessions.delete(sessionId);
-    return undefined;
-  }
-
-  #sweep(now: number): void {
-    if (now < this.#nextSweepAt) return;
-    this.#nextSweepAt = now + this.#emptyTtlMs;
-    for (const [sessionId, session] of this.#sessions) {
-      if (session.expiresAt !== undefined && session.expiresAt <= now) this.#sessions.delete(sessionId);
-    }
-  }
-
-  /** Forget a session entirely (its next access gets a new epoch) and tell every listening store. */
+  /** Forget a session entirely (its next commit gets a new epoch) and tell every listening store. */
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));

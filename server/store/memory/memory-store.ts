@@ -2,6 +2,7 @@ import type { SessionEvent } from '../../../shared/index.ts';
 import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import {
+  NO_EPOCH,
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
@@ -27,20 +28,16 @@ import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../wa
 export interface MemoryStoreOptions {
   /** Share one backend between several stores to model several hub nodes on one store. Default: a private one. */
   readonly backend?: MemoryBackend;
-  /**
-   * Lifetime of the epoch of a session nobody wrote, for the private backend (see `MemoryBackendOptions`; with a
-   * shared `backend`, set it there). Default 1 hour.
-   */
-  readonly emptySessionEpochTtlMs?: number;
   /** Where errors thrown by watch handlers go. Default: a process warning. */
   readonly onError?: StoreErrorReporter;
 }
 
 /**
  * The embedded engine: one process, nothing persisted. Same semantics as the Redis engine: a random epoch per
- * session, idempotency keys kept for the session's lifetime (with the batch digest check), conflicts on an
- * `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are stored as
- * copies that went through the Redis engine's binary encoding, so both engines return identical values.
+ * session, idempotency keys kept for the session's lifetime (a retry compared with the events its key committed),
+ * conflicts on an `expectedSeq` mismatch, watch notifications delivered asynchronously in commit order. Events are
+ * stored as copies that went through the stored-body encoding both engines share (`codec/event-codec.ts`), so
+ * both engines return identical values.
  */
 export class MemoryStore implements EventStore {
   readonly engine = 'memory';
@@ -51,14 +48,7 @@ export class MemoryStore implements EventStore {
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    if (options.backend !== undefined && options.emptySessionEpochTtlMs !== undefined) {
-      throw new TypeError('emptySessionEpochTtlMs belongs to the shared backend: set it on the MemoryBackend');
-    }
-    this.backend =
-      options.backend ??
-      new MemoryBackend(
-        options.emptySessionEpochTtlMs === undefined ? {} : { emptySessionEpochTtlMs: options.emptySessionEpochTtlMs },
-      );
+    this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
@@ -70,8 +60,8 @@ export class MemoryStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     this.#checkOpen();
     validateSessionId(sessionId);
-    const session = this.backend.session(sessionId);
-    return { epoch: session.epoch, headSeq: session.events.length - 1 };
+    const session = this.backend.peek(sessionId);
+    return { epoch: session?.epoch ?? NO_EPOCH, headSeq: (session?.events.length ?? 0) - 1 };
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
@@ -81,13 +71,19 @@ export class MemoryStore implements EventStore {
   async commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
     this.#checkOpen();
     checkGroupCommitRequest(request);
-    const session = this.backend.session(request.sessionId);
+    const existing = this.backend.peek(request.sessionId);
+    const current = existing?.epoch ?? NO_EPOCH;
+    const keys = existing === undefined ? [] : knownKeys(existing, request);
+    if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch: current, keys };
+    const firstSeq = existing?.events.length ?? 0;
+    const expectedEpoch = request.expectedEpoch ?? NO_EPOCH;
+    const epochMoved = expectedEpoch !== NO_EPOCH && expectedEpoch !== current;
+    if (epochMoved || request.expectedSeq !== firstSeq) {
+      return { status: 'conflict', epoch: current, headSeq: firstSeq - 1 };
+    }
+    // A session gets its epoch with its first events: a read or a refused commit creates nothing.
+    const session = existing ?? this.backend.session(request.sessionId);
     const { epoch } = session;
-    const keys = knownKeys(session, request);
-    if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch, keys };
-    const firstSeq = session.events.length;
-    const epochMoved = request.expectedEpoch !== undefined && request.expectedEpoch !== epoch;
-    if (epochMoved || request.expectedSeq !== firstSeq) return { status: 'conflict', epoch, headSeq: firstSeq - 1 };
     const time = request.time ?? Date.now();
     const events: SessionEvent[] = [];
     for (const batch of request.batches) {
@@ -102,7 +98,6 @@ export class MemoryStore implements EventStore {
       }
     }
     for (const event of events) session.events.push(event);
-    if (events.length > 0) this.backend.written(session);
     this.backend.publish({ sessionId: request.sessionId, epoch, events });
     return { status: 'committed', epoch, events };
   }

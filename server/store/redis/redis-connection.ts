@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { StoreRequestError } from '../event-store.ts';
+import { backoffDelay, type BackoffOptions } from '../../../shared/backoff.ts';
 
 /** A connection of the Redis engine: one Redis (direct or found through Sentinel), or a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -74,10 +75,15 @@ const common = (timeouts: ConnectionTimeouts): RedisOptions => ({
   keepAlive: 10_000,
 });
 
+/** Reconnect after a dropped connection: up to 50 ms for the first attempt, growing to 1 s. */
+const RECONNECT_BACKOFF: BackoffOptions = { initialDelayMs: 50, maxDelayMs: 1000, factor: 2 };
+/** ioredis counts reconnect attempts from 1. */
+const reconnectDelay = (attempt: number): number => backoffDelay(attempt - 1, RECONNECT_BACKOFF);
+
 /** Commands fail fast while Redis is unreachable: no offline queue, no retry, a timeout. */
 const commandOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
   ...common(timeouts),
-  retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+  retryStrategy: reconnectDelay,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
@@ -90,7 +96,7 @@ const commandOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
 /** The notification connection queues its SUBSCRIBEs while down; the store resubscribes itself after a drop. */
 const subscriberOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
   ...common(timeouts),
-  retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+  retryStrategy: reconnectDelay,
   enableOfflineQueue: true,
   maxRetriesPerRequest: null,
   autoResubscribe: false,

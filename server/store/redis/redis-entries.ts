@@ -101,10 +101,6 @@ export function decodeStreamEntries(sessionId: string, fromSeq: number, entries:
   });
 }
 
-/**
- * Decode a published batch: `<firstSeq>:<time>:<epoch>|` (ASCII) followed by a msgpack array of event bodies.
- * Throws `StoreDataError` when the message is malformed.
- */
 /** First seq and epoch of a commit notice, read from its header only (undefined when it has none). */
 export function peekNoticeHeader(message: Buffer): { readonly firstSeq: number; readonly epoch: string } | undefined {
   const separator = message.indexOf(SEPARATOR);
@@ -113,6 +109,10 @@ export function peekNoticeHeader(message: Buffer): { readonly firstSeq: number; 
   return { firstSeq: Number(header[1]), epoch: header[3]! };
 }
 
+/**
+ * Decode a published batch: `<firstSeq>:<time>:<epoch>|` (ASCII) followed by a msgpack array of event bodies.
+ * Throws `StoreDataError` when the message is malformed.
+ */
 export function decodeCommittedMessage(sessionId: string, message: Buffer): CommittedBatch {
   const where = `notification for session ${sessionId}`;
   const separator = message.indexOf(SEPARATOR);

@@ -12,7 +12,7 @@ export interface SessionKeys {
   readonly log: string;
   /** String: the session's epoch. */
   readonly epoch: string;
-  /** Hash: idempotency key → `firstSeq:lastSeq:time:digest`. */
+  /** Hash: idempotency key → `firstSeq:lastSeq:time` (field '' marks the hash as existing). */
   readonly idempotency: string;
   /** Pub/sub channel of committed batches (same tag, so sharded pub/sub can replace it on Cluster). */
   readonly channel: string;

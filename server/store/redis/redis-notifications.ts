@@ -29,7 +29,7 @@ export class RedisNotifications {
   readonly #report: StoreErrorReporter;
   readonly #bySession = new Map<string, Subscription>();
   readonly #byChannel = new Map<string, string>();
-  /** Per watched session: epoch and last seq of what was delivered (own commits and notices). */
+  /** Per watched session: epoch and last seq of what was delivered (a repeated or older notice is dropped). */
   readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
 
   constructor(transport: PubSubTransport, report: StoreErrorReporter) {
@@ -69,28 +69,6 @@ export class RedisNotifications {
       timeoutMs,
       () => new StoreUnavailableError('redis: the notification subscription is not established'),
     );
-  }
-
-  /**
-   * This store just committed `batch`: deliver it to the session's local watchers at once (no pub/sub round trip),
-   * and remember it, so that its echo from Redis, and any notice of older seqs, is dropped without being decoded.
-   * Watchers get every batch in commit order, at most once (a notice of seqs before this one that arrives after it
-   * is skipped: the contract allows skips, and a watcher fills a gap from the log).
-   */
-  deliverOwn(batch: CommittedBatch): void {
-    if (!this.#bySession.has(batch.sessionId)) return;
-    queueMicrotask(() => this.#deliverOwnNow(batch)); // never inside the commit call itself
-  }
-
-  #deliverOwnNow(batch: CommittedBatch): void {
-    if (!this.#bySession.has(batch.sessionId)) return;
-    const last = batch.events[batch.events.length - 1];
-    if (last === undefined) return;
-    const delivered = this.#delivered.get(batch.sessionId);
-    // The notice can beat the script's reply (two connections): then it was delivered already. A reply from an
-    // epoch the watchers have left (the session was deleted meanwhile) is not theirs any more.
-    if (delivered !== undefined && (delivered.epoch !== batch.epoch || delivered.lastSeq >= last.seq)) return;
-    this.#deliver(batch);
   }
 
   #deliver(batch: CommittedBatch): void {
@@ -156,7 +134,7 @@ export class RedisNotifications {
     }
   }
 
-  /** A notice of seqs already delivered (the echo of an own commit), or older ones, in the same epoch. */
+  /** A notice of seqs already delivered (a repeat), or older ones, in the same epoch: dropped without decoding. */
   #isDelivered(sessionId: string, message: Buffer): boolean {
     const delivered = this.#delivered.get(sessionId);
     if (delivered === undefined) return false;

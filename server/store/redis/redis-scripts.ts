@@ -8,13 +8,13 @@
  * Commit a group of batches (appends) of one session atomically; a single commit is the group of one.
  * KEYS: 1 log stream, 2 epoch, 3 idempotency hash.
  * ARGV: 1 candidate epoch, 2 expectedSeq, 3 channel, 4 expected epoch ('' = any), 5 number of batches B,
- *       6 lifetime (ms) of an epoch created for an empty session, 7 commit time to store ('' = Redis' clock),
- *       then per batch 3 items: idempotency key ('' = none), batch digest, event count;
+ *       6 commit time to store ('' = Redis' clock),
+ *       then per batch 2 items: idempotency key ('' = none), event count;
  *       then the msgpack array header for all the events, then one msgpack body per event.
  * Returns {'committed', epoch, time} | {'keys-known', epoch, {record or '' per batch}} | {'conflict', epoch, length}
- * (a record is 'first:last:time:digest'). Every check happens before the first event is written; the only
- * possible write before a check is the epoch (a session's first access), which is idempotent. An epoch made for
- * an empty session expires unless events are written (then it is made permanent, before the first XADD).
+ * (a record is 'first:last:time'; epoch '' when the session has none). Every check happens before anything is
+ * written. A session without an epoch gets the candidate with its first events (before the first XADD): a refused
+ * commit, like a read, creates nothing.
  * Every commit makes sure the idempotency hash exists (field '', never an idempotency key): on Redis Cluster, a
  * multi-key command on a slot being moved gets TRYAGAIN while any of its keys is missing, so a session with events
  * must have all three keys for its commits to go on through a resharding.
@@ -22,15 +22,12 @@
 export const COMMIT_SCRIPT = `#!lua
 local length = redis.call('XLEN', KEYS[1])
 local epoch = redis.call('GET', KEYS[2])
-if not epoch then
-  epoch = ARGV[1]
-  if length == 0 then redis.call('SET', KEYS[2], epoch, 'PX', ARGV[6]) else redis.call('SET', KEYS[2], epoch) end
-end
+local current = epoch or ''
 local batches = tonumber(ARGV[5])
 local records = {}
 local known = false
 for b = 1, batches do
-  local key = ARGV[5 + 3 * b]
+  local key = ARGV[5 + 2 * b]
   local record = ''
   if key ~= '' then
     record = redis.call('HGET', KEYS[3], key)
@@ -38,27 +35,30 @@ for b = 1, batches do
   end
   records[b] = record
 end
-if known then return {'keys-known', epoch, records} end
-if ARGV[4] ~= '' and ARGV[4] ~= epoch then return {'conflict', epoch, tostring(length)} end
-if length ~= tonumber(ARGV[2]) then return {'conflict', epoch, tostring(length)} end
-local time = ARGV[7]
+if known then return {'keys-known', current, records} end
+if ARGV[4] ~= '' and ARGV[4] ~= current then return {'conflict', current, tostring(length)} end
+if length ~= tonumber(ARGV[2]) then return {'conflict', current, tostring(length)} end
+if not epoch then
+  epoch = ARGV[1]
+  redis.call('SET', KEYS[2], epoch)
+end
+local time = ARGV[6]
 if time == '' then
   local now = redis.call('TIME')
   time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
 end
-if length == 0 then redis.call('PERSIST', KEYS[2]) end
 redis.call('HSETNX', KEYS[3], '', '')
-local header = 8 + 3 * batches
+local header = 7 + 2 * batches
 local seq = length
 for b = 1, batches do
   local first = seq
-  for i = 1, tonumber(ARGV[7 + 3 * b]) do
+  for i = 1, tonumber(ARGV[6 + 2 * b]) do
     redis.call('XADD', KEYS[1], string.format('%d-1', seq), 'e', ARGV[header + 1 + seq - length], 't', time)
     seq = seq + 1
   end
-  local key = ARGV[5 + 3 * b]
+  local key = ARGV[5 + 2 * b]
   if key ~= '' then
-    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time .. ':' .. ARGV[6 + 3 * b])
+    redis.call('HSET', KEYS[3], key, string.format('%d:%d:', first, seq - 1) .. time)
   end
 end
 redis.call('PUBLISH', ARGV[3], string.format('%d:', length) .. time .. ':' .. epoch .. '|' .. table.concat(ARGV, '', header))
@@ -66,20 +66,13 @@ return {'committed', epoch, time}
 `;
 
 /**
- * Head of a session: its epoch (created from the candidate if missing) and its length.
- * KEYS: 1 log stream, 2 epoch. ARGV: 1 candidate epoch, 2 lifetime (ms) of an epoch created for an empty session.
- * Returns {epoch, length}. An epoch created for an empty session (a reader looking at a session nobody wrote yet)
- * expires after ARGV[2] unless events are written, so readers cannot fill Redis with epochs of sessions that never
- * exist. `allow-oom`: creating a missing epoch is a tiny write, and a full Redis must still answer heads for reads.
+ * Head of a session: its epoch ('' when it has none) and its length. KEYS: 1 log stream, 2 epoch. Reads only
+ * (`no-writes`: it runs under OOM and on replicas): a reader never creates anything.
  */
-export const HEAD_SCRIPT = `#!lua flags=allow-oom
+export const HEAD_SCRIPT = `#!lua flags=no-writes
 local length = redis.call('XLEN', KEYS[1])
 local epoch = redis.call('GET', KEYS[2])
-if not epoch then
-  epoch = ARGV[1]
-  if length == 0 then redis.call('SET', KEYS[2], epoch, 'PX', ARGV[2]) else redis.call('SET', KEYS[2], epoch) end
-end
-return {epoch, length}
+return {epoch or '', length}
 `;
 
 /** The message published on a session's channel when the session was deleted. */

@@ -1,4 +1,3 @@
-import { checkEmptySessionEpochTtl, DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS } from '../empty-epoch-ttl.ts';
 import { Cluster, type Redis } from 'ioredis';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
@@ -20,7 +19,7 @@ import {
   type SessionHead,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { newEpoch } from '../memory/memory-backend.ts';
+import { newEpoch } from '../new-epoch.ts';
 import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
 import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
 import { encodedStreamPage } from './redis-encoded-page.ts';
@@ -76,12 +75,6 @@ export interface RedisStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
   readonly onError?: StoreErrorReporter;
-  /**
-   * Lifetime of the epoch of a session that has no events (created when someone reads a session nobody wrote yet):
-   * it expires after this long unless an event is written, which makes it permanent. Keeps readers from filling
-   * Redis with epochs of sessions that never exist. Default 1 hour.
-   */
-  readonly emptySessionEpochTtlMs?: number;
 }
 
 /** Where the options point: a cluster, sentinels, or one Redis. */
@@ -95,13 +88,13 @@ function topologyOf(options: RedisStoreOptions): RedisTopology {
 
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
-  shHead(...args: string[]): Promise<unknown>;
+  shHead(log: string, epoch: string): Promise<unknown>;
   shDelete(...args: string[]): Promise<unknown>;
 }
 
-function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number; digest: string } {
-  const [first, last, time, digest = ''] = text.split(':');
-  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time), digest };
+function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
+  const [first, last, time] = text.split(':');
+  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
 }
 
 function connectionReady(connection: RedisClient, timeoutMs: number): Promise<void> {
@@ -134,7 +127,6 @@ export class RedisStore implements EventStore {
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #report: StoreErrorReporter;
-  readonly #emptyEpochTtl: string;
   #outageReported = false;
   readonly #reconnectListeners = new Set<() => void>();
 
@@ -144,8 +136,6 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
-    const ttl = options.emptySessionEpochTtlMs ?? DEFAULT_EMPTY_SESSION_EPOCH_TTL_MS;
-    this.#emptyEpochTtl = String(checkEmptySessionEpochTtl(ttl));
     this.#waitReplicas = options.waitReplicas ?? 0;
     if (!Number.isSafeInteger(this.#waitReplicas) || this.#waitReplicas < 0 || this.#waitReplicas > 100) {
       throw new StoreRequestError('waitReplicas must be an integer from 0 to 100');
@@ -225,9 +215,7 @@ export class RedisStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const reply = await this.#call('head', false, () =>
-      this.#redis.shHead(keys.log, keys.epoch, newEpoch(), this.#emptyEpochTtl),
-    );
+    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
     const [epoch, length] = reply as [string, number];
     return { epoch, headSeq: length - 1 };
   }
@@ -249,13 +237,12 @@ export class RedisStore implements EventStore {
       keys.channel,
       request.expectedEpoch ?? '',
       String(batches.length),
-      this.#emptyEpochTtl,
       request.time === undefined ? '' : String(request.time),
     ];
     let count = 0;
     batches.forEach((batch) => {
-      // No digest: a known key is compared with its stored events, only when a retry comes (see sameBatch).
-      args.push(batch.idempotencyKey ?? '', '', String(batch.events.length));
+      // A known key is compared with its stored events, only when a retry comes (see sameBatch).
+      args.push(batch.idempotencyKey ?? '', String(batch.events.length));
       count += batch.events.length;
     });
     args.push(msgpackArrayHeader(count));
@@ -272,7 +259,6 @@ export class RedisStore implements EventStore {
           events.push(toSessionEvent(draft, request.expectedSeq + events.length, time));
         }
       }
-      this.#notifications.deliverOwn({ sessionId: request.sessionId, epoch, events });
       return { status, epoch, events };
     }
     if (status === 'conflict') return { status, epoch, headSeq: Number(detail) - 1 };
@@ -338,10 +324,9 @@ export class RedisStore implements EventStore {
 
   /** What a known key committed, and whether it was this batch (compared with the stored events). */
   async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
-    const { firstSeq, lastSeq, time, digest } = parseSeqRecord(record);
-    const drafts = request.batches[index]!.events;
-    const stored = digest === '' ? await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1) : [];
-    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(drafts, stored, digest) };
+    const { firstSeq, lastSeq, time } = parseSeqRecord(record);
+    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1);
+    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(request.batches[index]!.events, stored) };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {

@@ -1,4 +1,7 @@
-/** Reconnect timing: full-jitter exponential backoff. */
+/**
+ * The one retry timing of the hub and the SDK: exponential backoff with full jitter. Every user names its own
+ * policy (a `BackoffOptions` constant next to the code that retries); the defaults below are the SDK's reconnect.
+ */
 export interface BackoffOptions {
   /** Upper bound of the first delay (ms). Default 250. */
   readonly initialDelayMs?: number;
@@ -11,9 +14,9 @@ export interface BackoffOptions {
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = { initialDelayMs: 250, maxDelayMs: 10_000, factor: 2 };
 
 /**
- * Delay before reconnect attempt `attempt` (0 for the first): a uniform random value in
- * [0, min(maxDelayMs, initialDelayMs · factor^attempt)] ("full jitter", so many clients dropped at once do not
- * come back in lockstep). `random` returns [0, 1).
+ * Delay before retry `attempt` (0 for the first): a uniform random value in
+ * [0, min(maxDelayMs, initialDelayMs · factor^attempt)] ("full jitter", so many clients or nodes that failed at
+ * once do not come back in lockstep). Options not given take `DEFAULT_BACKOFF`. `random` returns [0, 1).
  */
 export function backoffDelay(
   attempt: number,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../client/backoff.ts';
+import { backoffDelay } from '../../shared/backoff.ts';
 
 describe('backoffDelay (full jitter)', () => {
   const options = { initialDelayMs: 100, maxDelayMs: 1000, factor: 2 };

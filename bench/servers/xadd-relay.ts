@@ -1,0 +1,67 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ChildServer } from '../child/probe.ts';
+import { RELAY_ACK } from './ws-relay.ts';
+
+const STREAM_KEY = 'bench:xadd-relay:log';
+const CHANNEL = 'bench:xadd-relay:events';
+
+/**
+ * The physical floor of the hub's design, one process per node: the raw `ws` relay (same clients, same frames),
+ * except that each published frame is first stored with `XADD` on the bench's Redis and published (one pipelined
+ * round trip, `XADD` then `PUBLISH`), then forwarded to this node's subscribers and acked; the other nodes forward
+ * it when the publication reaches them. No validation, no seq, no idempotency: only the storage and the cross-node
+ * hop every durable multi-node design pays.
+ */
+export async function startXaddRelay(redisUrl: string, host = '127.0.0.1'): Promise<ChildServer> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const nodeId = randomBytes(8);
+  const subscribers = new Set<WebSocket>();
+  const forward = (frame: Buffer): void => {
+    for (const socket of subscribers) socket.send(frame, { binary: true });
+  };
+  await subscriber.subscribe(CHANNEL);
+  subscriber.on('messageBuffer', (_channel: Buffer, message: Buffer) => {
+    if (message.subarray(0, nodeId.length).equals(nodeId)) return; // this node forwarded it already
+    forward(message.subarray(nodeId.length));
+  });
+  const http = createServer();
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false });
+  wss.on('connection', (socket, request) => {
+    const role = new URL(request.url ?? '/', 'http://relay').searchParams.get('role');
+    if (role === 'sub') {
+      subscribers.add(socket);
+      socket.on('close', () => subscribers.delete(socket));
+      return;
+    }
+    socket.on('message', (frame: Buffer) => {
+      redis
+        .pipeline()
+        .xadd(STREAM_KEY, 'MAXLEN', '~', '100000', '*', 'e', frame)
+        .publish(CHANNEL, Buffer.concat([nodeId, frame]))
+        .exec()
+        .then(
+          () => {
+            forward(frame);
+            socket.send(RELAY_ACK, { binary: true });
+          },
+          () => socket.close(1011),
+        );
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, host, resolve));
+  return {
+    ports: [(http.address() as AddressInfo).port],
+    stop: async () => {
+      for (const socket of wss.clients) socket.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      subscriber.disconnect();
+      redis.disconnect();
+    },
+  };
+}
