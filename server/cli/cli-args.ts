@@ -39,6 +39,8 @@ export interface ServeOptions {
   readonly inspector: boolean;
   /** Presence TTL (ms); undefined: the hub's default. */
   readonly presenceTtlMs: number | undefined;
+  /** Byte budget of the append validation cache; undefined: the hub's default (64 MiB). */
+  readonly cacheBytes: number | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -72,6 +74,8 @@ Options:
                        (LIFECYCLE_VIOLATION); off: for logs of extension events only (env SESSION_HUB_LIFECYCLE;
                        default enforce)
   --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
+  --cache-bytes <n>    byte budget of the append validation cache (env SESSION_HUB_CACHE_BYTES;
+                       default 67108864 = 64 MiB)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
 
@@ -231,6 +235,7 @@ export function parseServeArgs(
         lifecycle: { type: 'string' },
         'no-inspector': { type: 'boolean' },
         'presence-ttl-ms': { type: 'string' },
+        'cache-bytes': { type: 'string' },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -308,6 +313,9 @@ export function parseServeArgs(
     limits: parseLimits(values, env),
     lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['SESSION_HUB_LIFECYCLE']) ?? 'enforce'),
     inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
+    cacheBytes: optional(values['cache-bytes'] ?? nonEmpty(env['SESSION_HUB_CACHE_BYTES']), (text) =>
+      parseLimit('--cache-bytes', text),
+    ),
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),
     ),

@@ -18,7 +18,7 @@ describe('session-hub serve: arguments', () => {
     });
   });
 
-  it('turns the inspector off and sets the presence TTL, from flags or env', () => {
+  it('turns the inspector off and sets the presence TTL and the cache budget, from flags or env', () => {
     expect(parseServeArgs(['--no-inspector', '--presence-ttl-ms', '2000'], {})).toMatchObject({
       inspector: false,
       presenceTtlMs: 2000,
@@ -28,6 +28,9 @@ describe('session-hub serve: arguments', () => {
       presenceTtlMs: 500,
     });
     expect(() => parseServeArgs(['--presence-ttl-ms', '5'], {})).toThrow(/presence-ttl-ms/);
+    expect(parseServeArgs(['--cache-bytes', '1048576'], {})).toMatchObject({ cacheBytes: 1048576 });
+    expect(parseServeArgs([], { SESSION_HUB_CACHE_BYTES: '2048' })).toMatchObject({ cacheBytes: 2048 });
+    expect(() => parseServeArgs(['--cache-bytes', 'lots'], {})).toThrow(/cache-bytes/);
   });
 
   it('reads PORT, HOST, REDIS_URL, KEY_PREFIX, LOG_LEVEL, NODE_NAME, and lets flags win', () => {

@@ -165,6 +165,7 @@ async function serve(options: ServeOptions): Promise<number> {
     limits: options.limits,
     inspector: options.inspector,
     ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
+    ...(options.cacheBytes === undefined ? {} : { sessionCacheBytes: options.cacheBytes }),
   });
   let address: HubAddress;
   let metricsServer: Server | undefined;
