@@ -36,6 +36,8 @@ export class PresenceTracker {
   readonly #pollTimer: NodeJS.Timeout;
   #counter = 0;
   #closed = false;
+  /** A store call failed and none has succeeded since. */
+  #failing = false;
 
   constructor(options: PresenceTrackerOptions) {
     this.#options = options;
@@ -114,16 +116,38 @@ export class PresenceTracker {
   /** After a local write: log a failure, and let followers of the session see the change now. */
   #write(sessionId: string, done: Promise<void>): void {
     done.then(
-      () => this.#poll(sessionId),
-      (error: unknown) => this.#options.logger.warn({ err: error, sessionId }, 'presence: store write failed'),
+      () => {
+        this.#failing = false;
+        this.#poll(sessionId);
+      },
+      (error: unknown) => this.#storeFailed(error, sessionId, 'presence: store write failed'),
+    );
+  }
+
+  /**
+   * A store call failed: warn once per outage (a hub closing on a store that went away would otherwise log one line
+   * per subscription), then at debug until a write succeeds again.
+   */
+  #storeFailed(error: unknown, sessionId: string, message: string): void {
+    if (this.#failing) {
+      this.#options.logger.debug({ err: error, sessionId }, message);
+      return;
+    }
+    this.#failing = true;
+    this.#options.logger.warn(
+      { err: error, sessionId },
+      `${message} (more failures are logged at debug until it recovers)`,
     );
   }
 
   #refreshAll(): void {
     for (const [sessionId, local] of this.#local) {
-      this.#options.store.refresh(sessionId, [...local.values()], this.#options.ttlMs).catch((error: unknown) => {
-        this.#options.logger.warn({ err: error, sessionId }, 'presence: refresh failed');
-      });
+      this.#options.store.refresh(sessionId, [...local.values()], this.#options.ttlMs).then(
+        () => {
+          this.#failing = false;
+        },
+        (error: unknown) => this.#storeFailed(error, sessionId, 'presence: refresh failed'),
+      );
     }
   }
 
@@ -137,7 +161,7 @@ export class PresenceTracker {
     this.#options.store
       .list(sessionId)
       .then((watchers) => this.#publish(sessionId, watchers))
-      .catch((error: unknown) => this.#options.logger.warn({ err: error, sessionId }, 'presence: read failed'))
+      .catch((error: unknown) => this.#storeFailed(error, sessionId, 'presence: read failed'))
       .finally(() => this.#polling.delete(sessionId));
   }
 
