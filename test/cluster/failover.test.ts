@@ -53,7 +53,16 @@ async function killMasterMidStream(options: {
     await expect.poll(writer.acked, { timeout: 30_000, interval: 20 }).toBeGreaterThan(killedAt + 30);
     await writer.stop();
 
-    const log = await store.read(sessionId, 0, 100_000);
+    // This store's connection may still point at the dead master for a moment (ioredis reconnects it to the promoted
+    // one): read until it answers.
+    let log: Awaited<ReturnType<typeof store.read>> | undefined;
+    await expect
+      .poll(async () => (log = await store.read(sessionId, 0, 100_000).catch(() => undefined)) !== undefined, {
+        timeout: 30_000,
+        interval: 50,
+      })
+      .toBe(true);
+    if (log === undefined) throw new Error('unreachable: the poll above waited for a log');
     const last = log.length - 1;
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index));
     const bytes = Buffer.from(encodeMsgpackValue(log));
