@@ -215,7 +215,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       this.#fail(new HubClientError(ClientErrorCode.PROTOCOL, `unexpected ${reply.type} in reply to subscribe`));
       return;
     }
-    // Holding no epoch (the session had none when we subscribed) means holding no events: any epoch is adopted.
+    // Holding no epoch (the session had none when we subscribed) means holding no events: the first epoch the hub names is adopted.
     const lostData = this.#epoch !== undefined && knownEpoch(reply.epoch) !== this.#epoch;
     this.#retries = 0;
     this.#state = 'catching-up';
