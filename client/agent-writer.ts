@@ -14,6 +14,7 @@ import { prepareDraft } from './committed.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import { randomUuid } from './random-id.ts';
+import { handled, rejectedHandled } from './handled-promise.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 import { encodeRequest } from './wire.ts';
 import { readSessionLog } from './read-log.ts';
@@ -444,15 +445,4 @@ export class AgentWriter {
   ): Promise<StreamedAssistant> {
     return providerStreams.streamAnthropic(this, stream, options);
   }
-}
-
-/** Mark `promise` as handled (its rejection is reported elsewhere) and return it: callers still see it reject. */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
-
-/** A rejection with `error` that is never reported as unhandled (the writer's failure, surfaced by every call). */
-function rejectedHandled(error: unknown): Promise<never> {
-  return handled(Promise.reject(error));
 }
