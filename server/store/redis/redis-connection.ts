@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { StoreRequestError } from '../event-store.ts';
+import { StoreRequestError, StoreUnavailableError } from '../event-store.ts';
+import { withTimeout } from '../../../shared/timeout.ts';
 import { backoffDelay, type BackoffOptions } from '../../../shared/backoff.ts';
 
 /** A connection of the Redis engine: one Redis (direct or found through Sentinel), or a Redis Cluster. */
@@ -184,4 +185,30 @@ export function openRedisConnections(
 /** The connections' Redis nodes that hold data: every master of a cluster, else the one Redis. */
 export function dataNodes(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Where the options point: a cluster, sentinels, or one Redis. */
+export function topologyOf(options: {
+  readonly cluster?: readonly string[] | undefined;
+  readonly sentinels?: readonly string[] | undefined;
+  readonly sentinelName?: string | undefined;
+  readonly url?: string | undefined;
+}): RedisTopology {
+  if (options.cluster !== undefined) return { kind: 'cluster', seeds: options.cluster };
+  if (options.sentinels !== undefined) {
+    return { kind: 'sentinel', sentinels: options.sentinels, name: options.sentinelName ?? '' };
+  }
+  return { kind: 'single', url: options.url ?? 'redis://127.0.0.1:6379' };
+}
+
+/** Resolves once `connection` is ready; rejects with STORE_UNAVAILABLE after `timeoutMs`. */
+export function connectionReady(connection: RedisClient, timeoutMs: number): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  let onReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+    connection.once('ready', onReady);
+  });
+  const notReady = () => new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`);
+  return withTimeout(ready, timeoutMs, notReady).finally(() => connection.off('ready', onReady));
 }

@@ -34,7 +34,7 @@ import {
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
-import { dataNodes, openRedisConnections, type RedisClient, type RedisTopology } from './redis-connection.ts';
+import { connectionReady, dataNodes, openRedisConnections, topologyOf, type RedisClient } from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
 import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
@@ -42,7 +42,6 @@ import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { RedisPresence } from './redis-presence.ts';
-import { withTimeout } from '../../../shared/timeout.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -77,15 +76,6 @@ export interface RedisStoreOptions {
   readonly onError?: StoreErrorReporter;
 }
 
-/** Where the options point: a cluster, sentinels, or one Redis. */
-function topologyOf(options: RedisStoreOptions): RedisTopology {
-  if (options.cluster !== undefined) return { kind: 'cluster', seeds: options.cluster };
-  if (options.sentinels !== undefined) {
-    return { kind: 'sentinel', sentinels: options.sentinels, name: options.sentinelName ?? '' };
-  }
-  return { kind: 'single', url: options.url ?? 'redis://127.0.0.1:6379' };
-}
-
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(log: string, epoch: string): Promise<unknown>;
@@ -95,17 +85,6 @@ interface ScriptCommands {
 function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
   const [first, last, time] = text.split(':');
   return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
-}
-
-function connectionReady(connection: RedisClient, timeoutMs: number): Promise<void> {
-  if (connection.status === 'ready') return Promise.resolve();
-  let onReady = (): void => undefined;
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-    connection.once('ready', onReady);
-  });
-  const notReady = () => new StoreUnavailableError(`redis: not ready after ${timeoutMs} ms`);
-  return withTimeout(ready, timeoutMs, notReady).finally(() => connection.off('ready', onReady));
 }
 
 /**
