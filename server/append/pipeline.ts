@@ -1,9 +1,10 @@
-import { normalizeDraft, type EventDraft, type SessionEvent, type ValidatedDraft } from '../../shared/index.ts';
+import { normalizeDraft, type EventDraft, type ValidatedDraft } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
 import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';
+import { duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome } from './outcome.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
@@ -32,16 +33,7 @@ export interface AppendInput {
   readonly time?: number | undefined;
 }
 
-/** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
-export interface AppendOutcome {
-  readonly sessionId: string;
-  readonly epoch: string;
-  readonly firstSeq: number;
-  readonly lastSeq: number;
-  readonly time: number;
-  readonly duplicate: boolean;
-  readonly events: readonly SessionEvent[] | undefined;
-}
+export type { AppendOutcome } from './outcome.ts';
 
 export interface AppendPipelineDeps {
   readonly store: EventStore;
@@ -443,23 +435,4 @@ function settle(queue: QueuedAppend[], item: QueuedAppend): QueuedAppend {
   const index = queue.indexOf(item);
   if (index !== -1) queue.splice(index, 1);
   return item;
-}
-
-function seqConflict(message: string, headSeq: number): HubError {
-  return new HubError(HubErrorCode.SEQ_CONFLICT, message, { headSeq });
-}
-
-function duplicateOutcome(
-  sessionId: string,
-  result: { readonly epoch: string; readonly firstSeq: number; readonly lastSeq: number; readonly time: number },
-): AppendOutcome {
-  const { epoch, firstSeq, lastSeq, time } = result;
-  return { sessionId, epoch, firstSeq, lastSeq, time, duplicate: true, events: undefined };
-}
-
-function idempotencyMismatch(result: { readonly firstSeq: number; readonly lastSeq: number }): HubError {
-  return new HubError(HubErrorCode.IDEMPOTENCY_MISMATCH, 'this idempotency key was used for a different batch', {
-    firstSeq: result.firstSeq,
-    lastSeq: result.lastSeq,
-  });
 }
