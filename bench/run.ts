@@ -17,6 +17,7 @@ import { runCluster } from './scenarios/cluster.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
+import { runWarmup } from './scenarios/warmup.ts';
 import { hubTarget } from './hub-target.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
 
@@ -34,6 +35,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   catchup: (context, hub) => runCatchUp(context, hub, log),
   memory: (context, hub) => runMemory(context, hub, log),
   projection: (context) => runProjection(context.quick),
+  warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
 };
 

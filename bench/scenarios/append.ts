@@ -15,6 +15,8 @@ export interface HubAppendResult {
   readonly connections: number;
   readonly eventsPerSec: number;
   readonly cpuMsPer1kEvents: number;
+  /** CPU of the bench process (the appending clients only) per 1k events at saturation. */
+  readonly clientCpuMsPer1kEvents: number;
   readonly lagP99Ms: number;
   readonly latencyAtHalfLoad: LatencySummary;
   readonly errors: number;
@@ -53,8 +55,10 @@ export async function runHubAppend(
       return appenders[session % CONNECTIONS]!.append(`${prefix}-${session}`, first, batch, sentAtMs);
     };
     let marked = false;
+    let clientCpuAtMark = process.cpuUsage();
     const mark = setTimeout(() => {
       marked = true;
+      clientCpuAtMark = process.cpuUsage();
       void server.mark();
     }, timing.warmupMs);
     const saturation = await runClosedLoop({
@@ -66,6 +70,7 @@ export async function runHubAppend(
       },
     });
     clearTimeout(mark);
+    const clientCpu = process.cpuUsage(clientCpuAtMark);
     const cost = marked ? await server.sample() : undefined;
     const latency = new LatencyRecorder();
     let recording = false;
@@ -98,6 +103,7 @@ export async function runHubAppend(
       connections: CONNECTIONS,
       eventsPerSec: saturation.unitsPerSec,
       cpuMsPer1kEvents: cost === undefined ? NaN : cpuMs(cost) / (saturation.units / 1000),
+      clientCpuMsPer1kEvents: marked ? (clientCpu.user + clientCpu.system) / 1000 / (saturation.units / 1000) : NaN,
       lagP99Ms: cost?.lagP99Ms ?? NaN,
       latencyAtHalfLoad: latency.summary(),
       errors,
@@ -197,6 +203,16 @@ export function appendRows(results: AppendResults): Row[] {
       hub: hub?.cpuMsPer1kEvents ?? null,
       baselineName: 'redis-server under XADD',
       baseline: xadd?.redisCpuMsPer1kEvents ?? null,
+      target: '',
+      met: null,
+    });
+    rows.push({
+      scenario,
+      metric: 'client CPU per 1k events (SDK; baseline: bare protocol)',
+      unit: 'ms',
+      hub: hub?.clientCpuMsPer1kEvents ?? null,
+      baselineName: raw === undefined ? null : 'bare protocol client',
+      baseline: raw?.clientCpuMsPer1kEvents ?? null,
       target: '',
       met: null,
     });
