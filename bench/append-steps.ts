@@ -3,6 +3,7 @@
  * socket append of the bench event (decode, parse, size check, validation, stored body, ack), measured in-process
  * with no I/O. Their sum against the hub's CPU per append in `npm run bench` shows how much of an append is the
  * hub's own logic and how much is socket, Redis client, promise and GC work around it (docs/performance.md).
+ * Then the SDK's side of the same append, the way it encodes now next to the way it did before.
  */
 import { pathToFileURL } from 'node:url';
 import { Session } from '../shared/index.ts';
@@ -12,6 +13,9 @@ import { type AppendRequest, type ClientMessage } from '../shared/protocol.ts';
 import { assertDraftSizes } from '../server/limits/event-size.ts';
 import { defaultLimits } from '../server/config.ts';
 import { encodeEventBody } from '../server/store/codec/event-codec.ts';
+import { appendFrameBytes, encodeAppendFrame, encodeDraftArray, encodedDraft } from '../client/append-frame.ts';
+import { encodeMsgpackValue } from '../shared/codec.ts';
+import { normalizeDraft } from '../shared/index.ts';
 import { benchDraft } from './workload.ts';
 
 export interface AppendStepCost {
@@ -80,6 +84,41 @@ export function measureAppendSteps(options: { readonly iterations: number }): Ap
   return [...costs, { step: 'total', micros: costs.reduce((sum, cost) => sum + cost.micros, 0) }];
 }
 
+const SDK_FIELDS = {
+  type: 'append',
+  sessionId: 'bench/steps',
+  expectedSeq: 41,
+  idempotencyKey: 'k'.repeat(36),
+} as const;
+
+/**
+ * The SDK's CPU per one-event `AgentWriter` append, from the draft to the frame handed to the socket, both ways
+ * in the same run: `encode-once` is what the SDK does (the draft normalized and encoded once; the frame built
+ * around its bytes), `encode-per-use` what it did before (normalized again by the client, encoded for the writer's
+ * frame budget, for the client's size check and for the send).
+ */
+export function measureSdkAppendSteps(options: { readonly iterations: number }): AppendStepCost[] {
+  const drafts = Array.from({ length: DISTINCT_FRAMES }, (_, index) => benchDraft(index, 1234.5));
+  const encodeOnce = (index: number): unknown => {
+    const draft = normalizeDraft({ ...drafts[index]! }); // the writer's copy
+    const budget = encodedDraft(draft).byteLength;
+    const events = encodeDraftArray([normalizeDraft(draft)]); // the client's (now the same draft)
+    const checked = appendFrameBytes({ ...SDK_FIELDS, id: Number.MAX_SAFE_INTEGER }, events);
+    return budget + checked > 0 ? encodeAppendFrame({ ...SDK_FIELDS, id: index + 1 }, events) : undefined;
+  };
+  const encodePerUse = (index: number): unknown => {
+    const writerCopy = normalizeDraft({ ...drafts[index]! });
+    const budget = encodeMsgpackValue(writerCopy).byteLength;
+    const events = [normalizeDraft({ ...writerCopy })]; // a new draft object around the same frozen data
+    const checked = encodeFrame({ ...SDK_FIELDS, id: Number.MAX_SAFE_INTEGER, events }).byteLength;
+    return budget + checked > 0 ? encodeFrame({ ...SDK_FIELDS, id: index + 1, events }) : undefined;
+  };
+  return [
+    { step: 'SDK: draft to frame, encode-once', micros: timeStep(options.iterations, encodeOnce) },
+    { step: 'SDK: draft to frame, encode-per-use (before)', micros: timeStep(options.iterations, encodePerUse) },
+  ];
+}
+
 /** The costs as a two-column text table. */
 export function formatAppendSteps(costs: readonly AppendStepCost[]): string {
   const width = Math.max(...costs.map((cost) => cost.step.length));
@@ -95,4 +134,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }
   process.stdout.write(`CPU per append of one bench event, by step (best of ${REPETITIONS}):\n`);
   process.stdout.write(`${formatAppendSteps(measureAppendSteps({ iterations }))}\n`);
+  process.stdout.write(`\nThe SDK's CPU per one-event append, draft to frame (best of ${REPETITIONS}):\n`);
+  process.stdout.write(`${formatAppendSteps(measureSdkAppendSteps({ iterations }))}\n`);
 }

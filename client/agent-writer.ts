@@ -7,7 +7,6 @@ import type {
   TurnEndReasonKind,
 } from '../shared/events.ts';
 import type { JsonObject, JsonValue } from '../shared/json.ts';
-import { encodeMsgpackValue } from '../shared/codec.ts';
 import { isKnownType, repairInterrupted } from '../shared/index.ts';
 import { checkTimeoutMs } from './options-check.ts';
 import { prepareDraft } from './committed.ts';
@@ -16,6 +15,7 @@ import type { HubClient } from './hub-client.ts';
 import { randomUuid } from './random-id.ts';
 import { handled, rejectedHandled } from './handled-promise.ts';
 import type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
+import { encodedDraft } from './append-frame.ts';
 import { encodeRequest } from './wire.ts';
 import { readSessionLog } from './read-log.ts';
 import * as providerStreams from './provider-streams/index.ts';
@@ -351,7 +351,7 @@ export class AgentWriter {
     } catch (error) {
       return Promise.reject(error); // data that is not lossless JSON (INVALID_JSON): this call only, nothing queued
     }
-    const bytes = encodeMsgpackValue(draft).byteLength;
+    const bytes = encodedDraft(draft).byteLength;
     const seq = this.#state.nextSeq;
     foldEvent(this.#state, { ...draft, seq });
     const promise = new Promise<SessionEvent>((resolve, reject) => {

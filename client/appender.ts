@@ -5,15 +5,15 @@ import { maxIdempotencyKeyUnits } from '../shared/protocol-parse.ts';
 import { CloseCode, HubErrorCode } from '../shared/protocol.ts';
 import { RETRY_LATER_CODES } from '../shared/retry-codes.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
+import { appendFrameBytes, encodeAppendFrame, encodeDraftArray } from './append-frame.ts';
 import { committedEvents, prepareDraft } from './committed.ts';
 import type { Connection } from './connection.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { checkTimeoutMs } from './options-check.ts';
 import { Outbox } from './outbox.ts';
 import { randomUuid } from './random-id.ts';
-import type { OutgoingDraft, PendingAppend } from './outbox.ts';
+import type { PendingAppend } from './outbox.ts';
 import type { RequestTracker } from './requests.ts';
-import { encodeRequest } from './wire.ts';
 
 /** Options of one `append`. */
 export interface AppendOptions {
@@ -99,7 +99,8 @@ export class Appender {
       const prepared = drafts.map(prepareDraft);
       const idempotencyKey =
         options.idempotencyKey === undefined ? randomUuid() : checkIdempotencyKey(sessionId, options.idempotencyKey);
-      const bytes = this.#checkFrameSize(sessionId, prepared, options.expectedSeq, idempotencyKey, limits);
+      const encodedEvents = encodeDraftArray(prepared);
+      const bytes = this.#checkFrameSize(sessionId, encodedEvents, options.expectedSeq, idempotencyKey, limits);
       // Pipelined, the frame also carries `after`: the key of whichever append of the session queued before this
       // one it ends up right behind (those in between may be given up first), so room for the longest of them.
       const bytesWithAfter = bytes + this.#longestAfterBytes(sessionId);
@@ -107,6 +108,7 @@ export class Appender {
       entry = {
         sessionId,
         drafts: prepared,
+        encodedEvents,
         expectedSeq: options.expectedSeq,
         idempotencyKey,
         frameBytes: alone ? bytes : bytesWithAfter,
@@ -274,20 +276,20 @@ export class Appender {
   /** The encoded size of the append (with the widest request id); throws FRAME_TOO_LARGE above the limit. */
   #checkFrameSize(
     sessionId: string,
-    events: readonly OutgoingDraft[],
+    encodedEvents: Uint8Array,
     expectedSeq: number | undefined,
     idempotencyKey: string,
     limits: AppendLimits,
   ): number {
     const { maxFrameBytes } = limits;
-    const bytes = encodeRequest({
+    const fields = {
       type: 'append',
       id: Number.MAX_SAFE_INTEGER,
       sessionId,
-      events,
       ...(expectedSeq === undefined ? {} : { expectedSeq }),
       idempotencyKey,
-    }).byteLength;
+    } as const;
+    const bytes = appendFrameBytes(fields, encodedEvents);
     if (bytes > maxFrameBytes) {
       throw new HubClientError('FRAME_TOO_LARGE', `the append is ${bytes} bytes, above ${maxFrameBytes}`, {
         sessionId,
@@ -313,15 +315,15 @@ export class Appender {
         entry.requestId = undefined;
       },
     });
-    const sent = this.#connection.send({
+    const fields = {
       type: 'append',
       id,
       sessionId: entry.sessionId,
-      events: entry.drafts,
       ...(entry.expectedSeq === undefined ? {} : { expectedSeq: entry.expectedSeq }),
       idempotencyKey: entry.idempotencyKey,
       ...(after === undefined ? {} : { after }),
-    });
+    } as const;
+    const sent = this.#connection.sendFrame(encodeAppendFrame(fields, entry.encodedEvents));
     if (!sent) {
       this.#requests.forget(id);
       entry.requestId = undefined;

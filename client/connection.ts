@@ -106,11 +106,16 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   /** Send a request on the welcomed connection; false when there is none (the caller retries after reconnect). */
   send(message: ClientMessage): boolean {
+    return this.sendFrame(encodeRequest(message));
+  }
+
+  /** `send` for a request already encoded as a binary frame. */
+  sendFrame(frame: Uint8Array): boolean {
     const socket = this.#socket;
     if (this.#state !== 'connected' || socket === undefined || socket.readyState !== SOCKET_OPEN) return false;
     try {
       batchSendsOfThisTurn(socket);
-      socket.send(encodeRequest(message));
+      socket.send(frame);
       return true;
     } catch (error) {
       const failure = new HubClientError(ClientErrorCode.PROTOCOL, `send failed: ${String(error)}`, { cause: error });

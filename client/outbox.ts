@@ -14,6 +14,8 @@ export interface OutgoingDraft {
 export interface PendingAppend {
   readonly sessionId: string;
   readonly drafts: readonly OutgoingDraft[];
+  /** The drafts as the msgpack array the frame carries (encoded once, for every send). */
+  readonly encodedEvents: Uint8Array;
   readonly expectedSeq: number | undefined;
   readonly idempotencyKey: string;
   /** Size of its encoded append frame (bytes, with the longest `after` it may carry), to tell which append a 1009
