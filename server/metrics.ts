@@ -16,8 +16,20 @@ export function httpMethodLabel(method: string | undefined): string {
  */
 export class HubMetrics {
   readonly registry = new Registry();
-  /** Counts bumped on the fan-out hot path as plain numbers; the counters read them at scrape time. */
-  readonly hot = { deliveries: 0, framesSent: 0, outboundBufferedPeak: 0 };
+  /**
+   * Counts bumped on the append and fan-out hot paths as plain numbers (a prom-client call with labels costs a
+   * label hash per call); the metrics read them at scrape time.
+   */
+  readonly hot = {
+    deliveries: 0,
+    framesSent: 0,
+    outboundBufferedPeak: 0,
+    appendsQueued: 0,
+    appendsCommitted: 0,
+    appendsDuplicate: 0,
+    appendsFailed: 0,
+    eventsAppended: 0,
+  };
   readonly connections: Gauge;
   readonly subscriptions: Gauge;
   readonly watchedSessions: Gauge;
@@ -56,11 +68,18 @@ export class HubMetrics {
       help: 'Sessions whose validation state is cached for appends',
       registers,
     });
+    const hot = this.hot;
     this.appends = new Counter({
       name: `${prefix}appends_total`,
       help: 'Append requests by result (committed, duplicate, error)',
       labelNames: ['result'],
       registers,
+      collect() {
+        this.reset();
+        this.inc({ result: 'committed' }, hot.appendsCommitted);
+        this.inc({ result: 'duplicate' }, hot.appendsDuplicate);
+        this.inc({ result: 'error' }, hot.appendsFailed);
+      },
     });
     this.appendRetries = new Counter({
       name: `${prefix}append_retries_total`,
@@ -77,6 +96,9 @@ export class HubMetrics {
       name: `${prefix}appends_queued`,
       help: 'Appends accepted by this node and not yet answered (waiting for, or in, a commit)',
       registers,
+      collect() {
+        this.set(hot.appendsQueued);
+      },
     });
     this.appendDuration = new Histogram({
       name: `${prefix}append_duration_seconds`,
@@ -84,8 +106,15 @@ export class HubMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,
     });
-    this.eventsAppended = new Counter({ name: `${prefix}events_appended_total`, help: 'Events committed', registers });
-    const hot = this.hot;
+    this.eventsAppended = new Counter({
+      name: `${prefix}events_appended_total`,
+      help: 'Events committed',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(hot.eventsAppended);
+      },
+    });
     this.deliveries = new Counter({
       name: `${prefix}deliveries_total`,
       help: 'Events sent to subscribers (one per event per subscriber)',

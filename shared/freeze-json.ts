@@ -55,13 +55,16 @@ const MEMO_AFTER = 256;
  */
 class Freezer {
   readonly #root: string;
+  /** Freeze the checked containers themselves instead of copies (only for values nobody else holds). */
+  readonly #inPlace: boolean;
   readonly #keys: PathKey[] = [];
   readonly #ancestors: object[] = [];
   #walked = 0;
   #copies: Map<object, JsonValue> | undefined;
 
-  constructor(root: string) {
+  constructor(root: string, inPlace = false) {
     this.#root = root;
+    this.#inPlace = inPlace;
   }
 
   fail(reason: string, extraKey?: PathKey): never {
@@ -112,13 +115,14 @@ class Freezer {
   #array(array: readonly unknown[]): JsonValue {
     if (Object.getPrototypeOf(array) !== Array.prototype) this.fail(`${describe(array)} is not a plain array`);
     const length = array.length;
-    const copy = new Array<JsonValue>(length);
+    const copy = this.#inPlace ? undefined : new Array<JsonValue>(length);
     const keys = this.#keys;
     for (let index = 0; index < length; index++) {
       const item = array[index];
       if (item === undefined && !(index in array)) this.fail('sparse array (hole)', index);
       keys.push(index);
-      copy[index] = this.value(item);
+      const checked = this.value(item);
+      if (copy !== undefined) copy[index] = checked;
       keys.pop();
     }
     // Own names are the indices plus `length`: anything more is an extra (or non-enumerable) property.
@@ -133,14 +137,14 @@ class Freezer {
       const hidden = names.find((name) => name !== 'length' && !propertyIsEnumerable.call(array, name));
       this.fail('non-enumerable own property is not JSON', Number(hidden));
     }
-    return Object.freeze(copy);
+    return Object.freeze(copy ?? (array as JsonValue[]));
   }
 
   #object(object: object): JsonValue {
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) this.fail(`${describe(object)} is not a plain object`);
     const keys = Reflect.ownKeys(object);
-    const copy: Record<string, JsonValue> = {};
+    const copy: Record<string, JsonValue> | undefined = this.#inPlace ? undefined : {};
     const path = this.#keys;
     const source = object as Record<string, unknown>;
     for (const key of keys) {
@@ -150,10 +154,11 @@ class Freezer {
       path.push(key);
       const item = this.value(source[key]); // getters are read exactly once, here
       path.pop();
+      if (copy === undefined) continue;
       if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true });
       else copy[key] = item;
     }
-    return Object.freeze(copy) as JsonObject;
+    return Object.freeze(copy ?? object) as JsonObject;
   }
 }
 
@@ -181,6 +186,24 @@ export function freezeJson(value: unknown, path = 'data'): JsonValue {
   const copy = new Freezer(path).value(value);
   frozenRoots.add(copy as object);
   return copy;
+}
+
+/**
+ * `freezeJson` for a value the caller itself just decoded (msgpack, `JSON.parse`) and holds the only reference to:
+ * the same checks, but the containers are frozen in place instead of copied, and `freezeJson` returns the value as
+ * it is from then on. Never for a value a caller handed in (it could keep a reference, or carry getters). Returns
+ * false when the value is not lossless JSON: it is then left to `freezeJson` to report where (some of its
+ * containers may already be frozen).
+ */
+export function adoptDecodedJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || frozenRoots.has(value)) return true;
+  try {
+    new Freezer('data', true).value(value);
+  } catch {
+    return false;
+  }
+  frozenRoots.add(value);
+  return true;
 }
 
 /** True when `value` came out of `freezeJson` (deep-frozen, checked lossless JSON). */

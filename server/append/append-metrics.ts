@@ -6,11 +6,13 @@ export async function measureAppend(metrics: HubMetrics, append: () => Promise<A
   const started = performance.now();
   try {
     const outcome = await append();
-    metrics.appends.inc({ result: outcome.duplicate ? 'duplicate' : 'committed' });
-    if (outcome.events !== undefined) metrics.eventsAppended.inc(outcome.events.length);
+    const { hot } = metrics;
+    if (outcome.duplicate) hot.appendsDuplicate++;
+    else hot.appendsCommitted++;
+    if (outcome.events !== undefined) hot.eventsAppended += outcome.events.length;
     return outcome;
   } catch (error) {
-    metrics.appends.inc({ result: 'error' });
+    metrics.hot.appendsFailed++;
     throw error;
   } finally {
     metrics.appendDuration.observe((performance.now() - started) / 1000);

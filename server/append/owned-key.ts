@@ -1,4 +1,10 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/** SHA-256 as base64url: the one-shot `crypto.hash` where Node has it (≥ 20.12; half the CPU), else `createHash`. */
+const sha256: (input: string) => string =
+  typeof crypto.hash === 'function'
+    ? (input) => crypto.hash('sha256', input, 'base64url')
+    : (input) => crypto.createHash('sha256').update(input).digest('base64url');
 
 /**
  * The name an idempotency key is stored under: bound to the principal that sent it (its token subject), so that
@@ -8,5 +14,5 @@ import { createHash } from 'node:crypto';
  * whatever the subject, no subject stored in the clear.
  */
 export function ownedIdempotencyKey(owner: string, key: string): string {
-  return createHash('sha256').update(`${owner.length}:${owner}:${key}`).digest('base64url');
+  return sha256(`${owner.length}:${owner}:${key}`);
 }

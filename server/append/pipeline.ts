@@ -142,8 +142,8 @@ export class AppendPipeline {
     } catch (error) {
       return Promise.reject(error);
     }
-    const queued = this.#deps.metrics.appendsQueued;
-    queued.inc();
+    const { hot } = this.#deps.metrics;
+    hot.appendsQueued++;
     return new Promise<AppendOutcome>((resolve, reject) => {
       const item: QueuedAppend = {
         input,
@@ -154,11 +154,11 @@ export class AppendPipeline {
         refreshed: false,
         conflicts: 0,
         resolve: (outcome) => {
-          queued.dec();
+          hot.appendsQueued--;
           resolve(outcome);
         },
         reject: (error) => {
-          queued.dec();
+          hot.appendsQueued--;
           reject(error);
         },
       };

@@ -8,6 +8,7 @@ import {
   type ServerMessage,
 } from '../../shared/protocol.ts';
 import { decodeFrame, encodeFrame, encodeTextFrame } from '../../shared/codec.ts';
+import { adoptDecodedJson } from '../../shared/freeze-json.ts';
 import { parseClientMessage, ProtocolParseError } from '../../shared/protocol-parse.ts';
 import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
@@ -250,6 +251,8 @@ export class Connection {
         message.time === undefined ? authorized : authorized.then(() => this.#authorize('admin', message.sessionId));
       const { metrics, pipeline } = this.#deps;
       const keyOwner = this.#principal?.subject ?? '';
+      // The events were decoded from this frame and nothing else holds them: validation freezes them in place.
+      for (const event of message.events) adoptDecodedJson(event.data);
       outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
     } catch (error) {
       this.#fences.failed(message.sessionId, message.idempotencyKey, error);
