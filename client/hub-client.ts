@@ -1,4 +1,11 @@
-import type { AppendDraft, AppendDraftFor, CheckedDrafts, EventDraft, SessionEvent } from '../shared/events.ts';
+import type {
+  AppendDraft,
+  AppendDraftFor,
+  CheckedDrafts,
+  EventDraft,
+  RuntimeTypedDrafts,
+  SessionEvent,
+} from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
 import type { ServerMessage } from '../shared/protocol.ts';
 import { Appender } from './appender.ts';
@@ -278,6 +285,11 @@ export class HubClient extends Emitter<HubClientEvents> {
   append<const D extends readonly AppendDraft[]>(
     sessionId: string,
     drafts: D & CheckedDrafts<D>,
+    options?: AppendOptions,
+  ): Promise<SessionEvent[]>;
+  append<const D extends EventDraft | readonly EventDraft[]>(
+    sessionId: string,
+    drafts: D & RuntimeTypedDrafts<D>,
     options?: AppendOptions,
   ): Promise<SessionEvent[]>;
   append(

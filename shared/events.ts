@@ -162,6 +162,20 @@ export type AppendDraftFor<T extends string> = string extends T
     : ExtensionEventDraft<T>;
 
 /**
+ * `D` when its `type` (of every draft, for a list) is only known at run time (typed `string`), else `never`: the
+ * SDK's loose `append` overload takes such drafts (checked by the hub), while literals keep the strict checks.
+ */
+export type RuntimeTypedDrafts<D> = D extends readonly EventDraft[]
+  ? string extends D[number]['type']
+    ? D
+    : never
+  : D extends EventDraft
+    ? string extends D['type']
+      ? D
+      : never
+    : never;
+
+/**
  * Checks draft literals element by element, so that a known type with a mistyped `data` cannot pass as an
  * extension draft: `append<const D extends readonly AppendDraft[]>(drafts: D & CheckedDrafts<D>)`.
  */
