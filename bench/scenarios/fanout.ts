@@ -1,3 +1,4 @@
+import { runAckCase } from '../ack-run.ts';
 import { runFanoutCase, runLatencyCase, type FanoutMeasurement, type Timing } from '../fanout-run.ts';
 import type { LatencySummary } from '../stats.ts';
 import { atLeast, atMost, type Row } from '../report.ts';
@@ -32,8 +33,11 @@ interface Measured {
   readonly atLoad: FanoutMeasurement;
   /** At 50 % of the slowest system's saturation rate in the same case (the same offered load for every system). */
   atCommonLoad?: FanoutMeasurement;
-  /** The hub on one node at `ACK_RATE` events/s: append→ack (does the ack wait for the local fan-out?). */
-  atAckRate?: FanoutMeasurement;
+  /**
+   * The hub on one node at `ACK_RATE` events/s: append→ack of a writer in a process of its own (does the ack wait
+   * for the local fan-out?).
+   */
+  ackAtRate?: LatencySummary;
 }
 
 /** Offered events/s of the append→ack case: a rate at which each append commits alone. */
@@ -79,12 +83,16 @@ function measure(plan: PlanCase, timing: Timing, results: FanoutResults, log: (l
     ((results.measurements[key] ??= {})[String(nodes)] ??= {})[String(subscribers)] = measured;
     const { saturation, atLoad } = measured;
     if (key === 'hub' && nodes === 1) {
-      const ackCase = { system: target.system, servers, subscribers, sessionId: `${sessionId}-ack`, timing };
-      const atAckRate = await runLatencyCase(ackCase, ACK_RATE);
-      results.measurements[key]![String(nodes)]![String(subscribers)]!.atAckRate = atAckRate;
-      log(
-        `fanout hub nodes=1 subs=${subscribers}: p50 append→ack ${atAckRate.ackLatency?.p50Ms ?? NaN} ms at ${ACK_RATE}/s`,
-      );
+      const ackAtRate = await runAckCase({
+        system: target.system,
+        server: servers[0]!,
+        subscribers,
+        sessionId: `${sessionId}-ack`,
+        ratePerSec: ACK_RATE,
+        timing,
+      });
+      results.measurements[key]![String(nodes)]![String(subscribers)]!.ackAtRate = ackAtRate;
+      log(`fanout hub nodes=1 subs=${subscribers}: p50 append→ack ${ackAtRate.p50Ms} ms at ${ACK_RATE}/s`);
     }
     log(
       `fanout ${key} nodes=${nodes} subs=${subscribers}: ${Math.round(saturation.deliveriesPerSec)} deliveries/s ` +
@@ -268,11 +276,11 @@ export function fanoutRows(results: FanoutResults, counts: readonly number[]): R
         });
       }
       if (nodes === 1 && subscribers > 1) {
-        const ackP50 = hub?.atAckRate?.ackLatency?.p50Ms ?? null;
-        const oneP50 = get(results, 'hub', 1, 1)?.atAckRate?.ackLatency?.p50Ms ?? null;
+        const ackP50 = hub?.ackAtRate?.p50Ms ?? null;
+        const oneP50 = get(results, 'hub', 1, 1)?.ackAtRate?.p50Ms ?? null;
         rows.push({
           scenario,
-          metric: `p50 append→ack at ${ACK_RATE} events/s`,
+          metric: `p50 append→ack at ${ACK_RATE} events/s (writer in its own process)`,
           unit: 'ms',
           hub: ackP50,
           baselineName: 'hub, 1 subscriber',
