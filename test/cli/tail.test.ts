@@ -146,6 +146,8 @@ describe('session-hub tail (memory engine)', { timeout: 60_000 }, () => {
   it('fails in one line when the hub cannot be reached', async () => {
     const unreachable = await runCliHere(['tail', 'seed', '--url', `http://127.0.0.1:${await freePort()}`]);
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/^session-hub: cannot reach the hub at ws:\/\/127\.0\.0\.1:\d+\/v1\/ws.*\n$/);
+    expect(unreachable.stderr).toMatch(
+      /^session-hub: cannot reach the hub at ws:\/\/127\.0\.0\.1:\d+\/v1\/ws \(CONNECT_FAILED: [^;\n]*ECONNREFUSED[^;\n]*\)\n$/,
+    );
   });
 });

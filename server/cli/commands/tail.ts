@@ -114,13 +114,15 @@ function tail(io: CliIo, options: TailOptions): Promise<number> {
       if (!follow) finish(0);
     });
     subscription.on('closed', () => finish(1, lastError?.message ?? `the subscription to ${sessionId} ended`));
-    client.on('state', (next, previous) => {
+    client.on('state', (next, previous, change) => {
       if (next === 'connected') {
         if (lost) io.stderr.write(`reconnected to ${client.url}\n`);
         connected = true;
         lost = false;
       } else if (next === 'disconnected' && previous !== 'disconnected') {
-        const reason = lastError === undefined ? '' : ` (${lastError.message})`;
+        // The cause: what the connection said when it dropped (ECONNREFUSED, …), without the client's plan to
+        // retry (tail gives up here unless it follows).
+        const reason = ` (${change.code}: ${change.reason.split('; retrying in')[0]!})`;
         if (!connected && !follow) return finish(1, `cannot reach the hub at ${options.wsUrl}${reason}`);
         if (!lost) io.stderr.write(`connection to ${client.url} lost${reason}; reconnecting…\n`);
         lost = true;
