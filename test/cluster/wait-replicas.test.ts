@@ -49,6 +49,33 @@ describe('RedisStore waitReplicas: a commit is acknowledged once n replicas have
     ).toMatchObject({ status: 'duplicate', firstSeq: next });
   });
 
+  it('lets concurrent commits share one WAIT instead of queueing one each', async () => {
+    const master = await RedisServer.start();
+    stops.push(() => master.stop());
+    const replica = await RedisServer.start({ extraArgs: ['--replicaof', '127.0.0.1', String(master.port)] });
+    stops.push(() => replica.stop());
+    const store = await RedisStore.open({ url: master.url, keyPrefix: 'shared-wait:', waitReplicas: 1 });
+    stops.push(() => store.close());
+    const admin = new Redis(master.url);
+    stops.push(async () => admin.disconnect());
+    const replicaAdmin = new Redis(replica.url);
+    stops.push(async () => replicaAdmin.disconnect());
+    await expect
+      .poll(() => replicaAdmin.info('replication'), { timeout: 15_000, interval: 100 })
+      .toMatch(/master_link_status:up/);
+    const waitCalls = async (): Promise<number> =>
+      Number(/cmdstat_wait:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    const before = await waitCalls();
+    const sessions = Array.from({ length: 20 }, (_, index) => `sw-${index}`);
+    const results = await Promise.all(
+      sessions.map((sessionId) => store.commit({ sessionId, expectedSeq: 0, events: drafts(sessionId) })),
+    );
+    expect(results.every((result) => result.status === 'committed')).toBe(true);
+    const waits = (await waitCalls()) - before;
+    expect(waits).toBeGreaterThan(0);
+    expect(waits).toBeLessThan(sessions.length);
+  });
+
   it('waits on the session’s own master in a cluster', async () => {
     const cluster = await RedisCluster.start();
     stops.push(() => cluster.stop());

@@ -41,6 +41,7 @@ import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
+import { ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -102,6 +103,8 @@ export class RedisStore implements EventStore {
   readonly #subscriber: RedisClient;
   readonly #isCluster: boolean;
   readonly #waitReplicas: number;
+  /** Commits that wait for `waitReplicas` replicas (undefined when none is awaited). */
+  readonly #replicaWait: ReplicaWait | undefined;
   readonly #notifications: RedisNotifications;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -129,6 +132,11 @@ export class RedisStore implements EventStore {
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
+    const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
+    this.#replicaWait =
+      this.#waitReplicas === 0
+        ? undefined
+        : new ReplicaWait(this.#redis, this.#waitReplicas, waitTimeoutMs, !this.#isCluster);
     this.presence = new RedisPresence(command, this.keyPrefix);
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -227,7 +235,7 @@ export class RedisStore implements EventStore {
     args.push(msgpackArrayHeader(count));
     for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
     const reply = await this.#call('commit', true, () =>
-      this.#waitReplicas === 0 ? this.#redis.shCommit(...args) : this.#commitAndWait(args),
+      this.#replicaWait === undefined ? this.#redis.shCommit(...args) : this.#replicaWait.commit(args),
     );
     const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
@@ -248,31 +256,6 @@ export class RedisStore implements EventStore {
       return { status, epoch, keys: known };
     }
     throw new StoreDataError(`redis commit: unexpected script reply ${String(status)}`);
-  }
-
-  /**
-   * The commit script, then `WAIT` for `waitReplicas` replicas on the same connection (one pipeline, so on a cluster
-   * both go to the session's master). Fewer replicas in time: `StoreUnavailableError`, `maybeCommitted`.
-   */
-  async #commitAndWait(args: (string | Buffer)[]): Promise<unknown> {
-    const timeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
-    const pipeline = this.#redis.pipeline() as ReturnType<RedisClient['pipeline']> & {
-      shCommit(...args: (string | Buffer)[]): unknown;
-    };
-    pipeline.shCommit(...args);
-    pipeline.call('WAIT', this.#waitReplicas, timeoutMs);
-    const results = (await pipeline.exec()) ?? [];
-    const [[commitError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = results;
-    if (commitError !== null) throw commitError;
-    if (waitError !== null) throw waitError;
-    const committed = Array.isArray(reply) && reply[0] === 'committed';
-    if (committed && Number(replicas) < this.#waitReplicas) {
-      throw new StoreUnavailableError(
-        `redis commit: ${String(replicas)} of ${this.#waitReplicas} replicas acknowledged it within ${timeoutMs} ms`,
-        { maybeCommitted: true },
-      );
-    }
-    return reply;
   }
 
   /** The epoch and the keys' records in one `MULTI` (`GET`, `HMGET`): reads only, nothing is created. */
