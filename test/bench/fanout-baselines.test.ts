@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runFanoutCase } from '../../bench/fanout-run.ts';
 import { socketIoTarget, stopAll, wsRelayTarget, type SystemTarget } from '../../bench/targets.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+import { test as it } from '../helpers/fixtures.ts';
 
 async function smoke(target: SystemTarget, nodes: number): Promise<void> {
   const servers = await target.start(nodes);
@@ -37,6 +29,6 @@ describe('fan-out harness on the baselines (tiny runs; figures not asserted)', (
   it('raw ws relay: subscribers receive the pre-encoded frames, server CPU is sampled', () =>
     smoke(wsRelayTarget(), 1));
 
-  it('Socket.IO on two nodes: the room broadcast crosses nodes through the Redis streams adapter', () =>
+  it('Socket.IO on two nodes: the room broadcast crosses nodes through the Redis streams adapter', ({ redis }) =>
     smoke(socketIoTarget({ quick: true, redisUrl: redis.url }), 2));
 });

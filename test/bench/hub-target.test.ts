@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { fillSessionInStore } from '../../bench/baselines/xrange.ts';
 import { runFanoutCase, runLatencyCase } from '../../bench/fanout-run.ts';
 import { hubTarget } from '../../bench/hub-target.ts';
 import { stopAll, type HubTarget } from '../../bench/targets.ts';
 import { RedisStore } from '../../server/index.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test } from '../helpers/fixtures.ts';
 
-let redis: RedisServer;
-let hub: HubTarget;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  hub = hubTarget({ quick: true, redisUrl: redis.url });
-});
-afterAll(async () => {
-  await redis.stop();
-});
+/** The bench's hub target: hub child processes on the file's Redis. */
+const it = test.extend('hub', { scope: 'file' }, ({ redis }): HubTarget =>
+  hubTarget({ quick: true, redisUrl: redis.url }),
+);
 
 describe('hub target of the bench (tiny runs; figures not asserted)', () => {
-  it('fan-out across two hub child processes: every subscriber gets every event', async () => {
+  it('fan-out across two hub child processes: every subscriber gets every event', async ({ hub }) => {
     const servers = await hub.start(2);
     try {
       const { saturation, atLoad } = await runFanoutCase({
@@ -47,7 +42,11 @@ describe('hub target of the bench (tiny runs; figures not asserted)', () => {
     }
   });
 
-  it('SDK and raw appenders, then catch-up: a replay from seq 0 sees every stored event, then live', async () => {
+  it('SDK and raw appenders, then catch-up: a replay from seq 0 sees every stored event, then live', async ({
+    hub,
+    redis,
+  }) => {
+    // Like the hub processes, without a key prefix: the store writes where they read.
     const store = await RedisStore.open({ url: redis.url });
     const [server] = await hub.start(1);
     try {

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { measureIdleMemory } from '../../bench/memory-run.ts';
 import { socketIoTarget } from '../../bench/targets.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+import { test as it } from '../helpers/fixtures.ts';
 
 describe('idle memory harness', () => {
-  it('samples the server child after GC before and after the idle connections', async () => {
+  it('samples the server child after GC before and after the idle connections', async ({ redis }) => {
     const result = await measureIdleMemory(socketIoTarget({ quick: true, redisUrl: redis.url }), 20, 100);
     expect(result.connections).toBe(20);
     expect(result.rssBeforeBytes).toBeGreaterThan(0);

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { deriveMessages, parseJsonl, toJsonl } from '../../shared/index.ts';
 import type { HubProcess } from '../helpers/hub-process.ts';
-import { hubEngines, type HubEngine } from './hub-engines.ts';
+import { hubEngines } from './hub-engines.ts';
 import { runCli, runCliHere, startCli } from './run-cli.ts';
 
 const fixture = (name: string): string => fileURLToPathString(`../fixtures/${name}`);
@@ -29,17 +29,11 @@ async function append(hub: HubProcess, sessionId: string, events: readonly objec
   expect(response.status).toBe(201);
 }
 
-describe.each(hubEngines)('session-hub export / import ($name engine)', { timeout: 90_000 }, ({ open }) => {
-  let engine: HubEngine;
+describe.each(hubEngines)('session-hub export / import ($name engine)', { timeout: 90_000 }, ({ it }) => {
   let source: HubProcess;
   let target: HubProcess;
-  beforeAll(async () => {
-    engine = await open();
-    [source, target] = await Promise.all([engine.startHub(), engine.startHub()]);
-  });
-  afterAll(async () => {
-    await Promise.all([source?.terminate(), target?.terminate()]);
-    await engine?.stop();
+  it.beforeAll(async ({ startHubProcess }) => {
+    [source, target] = await Promise.all([startHubProcess(), startHubProcess()]);
   });
 
   it('imports the seed example keeping its times; its derived messages are the expected ones', async () => {

@@ -1,31 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createAuthenticator } from '../../server/auth/authenticator.ts';
 import { createHubAuth } from '../../server/auth/hub-auth.ts';
 import { secretKey } from '../../server/auth/verification-key.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { hs256Issuer } from '../helpers/tokens.ts';
 
 const issuer = hs256Issuer();
 const turn = (n: number) => ({ type: 'test/note', data: { n } });
+const auth = createHubAuth(createAuthenticator({ key: secretKey(issuer.secret!) }));
+const engines = storeEngines('import-time:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine).extend('hubConfig', { scope: 'file' }, { auth }),
+}));
 
-describe.each(storeEngines('import-time:'))('import mode of the append API ($name engine)', ({ open }) => {
-  let engine: Engine;
+describe.each(engines)('import mode of the append API ($name engine)', ({ it }) => {
   let hub: TestHub;
   let admin: string;
   let writer: string;
-  beforeAll(async () => {
-    engine = await open();
-    const auth = createHubAuth(createAuthenticator({ key: secretKey(issuer.secret!) }));
-    hub = await startHub({ store: engine.store, auth });
+  it.beforeAll(async ({ engineHub }) => {
+    hub = engineHub.hub;
     admin = await issuer.sign({ sub: 'admin', sh: { read: ['*'], append: ['*'], admin: ['*'] } });
     writer = await issuer.sign({ sub: 'writer', sh: { read: ['*'], append: ['*'] } });
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await engine?.store.close();
-    await engine?.stop();
   });
 
   const post = async (sessionId: string, token: string, body: object) => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { parseJsonl, toJsonl, type SessionEvent } from '../../shared/index.ts';
+import { test as it } from '../helpers/fixtures.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 import { runCliHere, startCli, type CliProcess } from './run-cli.ts';
 
 async function append(hub: HubProcess, sessionId: string, count: number): Promise<void> {
@@ -27,17 +27,13 @@ const untilPrinted = (tail: CliProcess, count: number) =>
   expect.poll(() => printedSeqs(tail).length, { timeout: 30_000, interval: 25 }).toBeGreaterThanOrEqual(count);
 
 describe('session-hub tail --follow across a hub restart (Redis engine)', { timeout: 90_000 }, () => {
-  let redis: RedisServer;
+  // A child process: the test kills it and starts another on the same port.
   let hub: HubProcess | undefined;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-  });
   afterAll(async () => {
     await hub?.terminate();
-    await redis?.stop();
   });
 
-  it('prints the events appended after it started, before and after the restart, each seq once', async () => {
+  it('prints the events appended after it started, before and after the restart, each seq once', async ({ redis }) => {
     const port = String(await freePort());
     const args = ['--port', port, '--redis', redis.url];
     hub = await HubProcess.start(args);

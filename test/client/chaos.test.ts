@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { SessionEvent, Subscription } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { redisStore, startNode, wsUrl, type Node } from './hubs.ts';
+import { test as it } from '../helpers/fixtures.ts';
+import { wsUrl } from './hubs.ts';
 import { trackingWebSocket, untilSeq } from './support.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -12,28 +12,18 @@ const TOTAL_EVENTS = 5000;
 const CHAOS_EVERY = 200; // events written between two kills
 
 describe('chaos: connections killed at random while an agent writes 5,000 events', () => {
-  let redis: RedisServer;
-  const stores: EventStore[] = [];
-  const nodes: Node[] = [];
+  // Two hub nodes on one Redis, each behind a TCP proxy that can cut its connections.
+  let stores: readonly EventStore[];
   const proxies: TcpProxy[] = [];
   const clients: HubClient[] = [];
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    for (let index = 0; index < 2; index++) {
-      const store = await redisStore(redis.url);
-      stores.push(store);
-      const node = await startNode(store);
-      nodes.push(node);
-      proxies.push(await TcpProxy.start(node.port));
-    }
+  it.beforeAll(async ({ redisHubs }) => {
+    stores = redisHubs.cluster.stores;
+    for (const node of redisHubs.cluster.nodes) proxies.push(await TcpProxy.start(node.port));
   });
   afterAll(async () => {
     for (const client of clients) client.close();
     for (const proxy of proxies) await proxy.close();
-    for (const node of nodes) await node.hub.close();
-    for (const store of stores) await store.close();
-    await redis.stop();
   });
 
   it('every watcher ends with the exact log: no gap, no duplicate; every append committed once', async () => {

@@ -1,28 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { Subscription } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { redisStore, startNode, type Node } from './hubs.ts';
+import { test as it } from '../helpers/fixtures.ts';
+import { startNode, type Node } from './hubs.ts';
 import { untilSeq } from './support.ts';
 
 describe('hub node shutdown and restart (two nodes, one Redis)', () => {
-  let redis: RedisServer;
   let store: EventStore;
+  // Both nodes on the one store; started here, as the test closes and restarts them.
   const nodes: Node[] = [];
   const clients: HubClient[] = [];
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await redisStore(redis.url);
+  it.beforeAll(async ({ redisStore }) => {
+    store = redisStore;
     nodes.push(await startNode(store), await startNode(store));
   });
   afterAll(async () => {
     for (const client of clients) client.close();
     for (const node of nodes) await node.hub.close();
-    await store.close();
-    await redis.stop();
   });
 
   async function writeTurn(writer: AgentWriter, turn: number): Promise<void> {

@@ -1,32 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import type { Subscription } from '../../client/index.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { deriveMessages, validateLifecycle } from '../../shared/index.ts';
 import type { EventStore } from '../../server/index.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { redisStore, startNode, type Node } from './hubs.ts';
+import { test as it } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { untilSeq } from './support.ts';
 
 describe('several watchers on two hub nodes (one Redis)', () => {
-  let redis: RedisServer;
-  const stores: EventStore[] = [];
-  const nodes: Node[] = [];
+  let stores: readonly EventStore[];
+  let nodes: readonly TestHub[];
   const clients: HubClient[] = [];
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    for (let index = 0; index < 2; index++) {
-      const store = await redisStore(redis.url);
-      stores.push(store);
-      nodes.push(await startNode(store));
-    }
+  it.beforeAll(({ redisHubs }) => {
+    ({ stores, nodes } = redisHubs.cluster);
   });
-  afterAll(async () => {
+  afterAll(() => {
     for (const client of clients) client.close();
-    for (const node of nodes) await node.hub.close();
-    for (const store of stores) await store.close();
-    await redis.stop();
   });
 
   it('end with byte-identical logs and messages equal to deriveMessages(log)', async () => {

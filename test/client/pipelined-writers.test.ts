@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import type { SessionEvent } from '../../shared/index.ts';
-import { startRedisHubs, type RedisHubCluster } from '../helpers/hub.ts';
+import { test } from '../helpers/fixtures.ts';
+import type { RedisHubCluster } from '../helpers/hub.ts';
 import { range } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const WAIT = { timeout: 20_000, interval: 20 };
+const it = test.extend('keyPrefix', { scope: 'file' }, 'pw:');
 
 /**
  * Several SDK writers pipelining appends to ONE session through two hub nodes: group commits on each node race
@@ -13,16 +14,10 @@ const WAIT = { timeout: 20_000, interval: 20 };
  * once, each writer's appends keep their call order, and every subscriber sees the one log.
  */
 describe('SDK: pipelined writers on two nodes, one session', () => {
-  let redis: RedisServer;
   let cluster: RedisHubCluster;
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { keyPrefix: 'pw:' });
-  });
-  afterAll(async () => {
-    await cluster.close();
-    await redis.stop();
+  it.beforeAll(({ redisHubs }) => {
+    cluster = redisHubs.cluster;
   });
 
   it('commits every append once, in each writer’s call order, and every subscriber sees the same log', async () => {

@@ -1,11 +1,11 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import type { CommittedBatch, StoreWatchHandlers } from '../../server/store/event-store.ts';
-import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test } from '../helpers/fixtures.ts';
+import { startHub, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
 import { trackingWebSocket, untilSeq } from './support.ts';
 
 /** A memory store whose watch notifications wait behind a gate: the node's channel falls behind the store. */
@@ -32,6 +32,7 @@ class GatedWatchStore extends MemoryStore {
 const drafts = (count: number, from = 0) =>
   Array.from({ length: count }, (_, index) => ({ type: 'test/n', data: { n: from + index } }));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+const it = test.extend('keyPrefix', { scope: 'file' }, 'lost:');
 
 describe('resume on another node', () => {
   it('a node whose channel is behind the store causes no reset and no repeated seq', async () => {
@@ -82,19 +83,11 @@ describe('resume on another node', () => {
   });
 
   describe('the store lost the tail the client holds (same epoch)', () => {
-    let redis: RedisServer;
     let cluster: RedisHubCluster;
     let admin: Redis;
 
-    beforeAll(async () => {
-      redis = await RedisServer.start();
-      cluster = await startRedisHubs(redis.url, { keyPrefix: 'lost:' });
-      admin = new Redis(redis.url);
-    });
-    afterAll(async () => {
-      admin.disconnect();
-      await cluster.close();
-      await redis.stop();
+    it.beforeAll(({ redisHubs }) => {
+      ({ cluster, admin } = redisHubs);
     });
 
     /** Keep the first `keep` events of the session's stream, as a replica that missed the last writes would. */

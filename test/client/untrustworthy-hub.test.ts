@@ -1,10 +1,8 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { HubClient, type HubClientError } from '../../client/index.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 /** The first `error` of a subscription, and whether it closed (it must not retry forever). */
 function firstError(client: HubClient, sessionId: string): Promise<{ error: HubClientError; closed: boolean }> {
@@ -15,6 +13,8 @@ function firstError(client: HubClient, sessionId: string): Promise<{ error: HubC
     });
   });
 }
+
+const it = test.extend('keyPrefix', { scope: 'file' }, 'untrusted:');
 
 describe('an SDK subscriber fed data it cannot trust', () => {
   describe('an event that breaks the log contract (written behind the hub’s back)', () => {
@@ -53,24 +53,12 @@ describe('an SDK subscriber fed data it cannot trust', () => {
   });
 
   describe('a corrupted stored entry (Redis)', () => {
-    let server: RedisServer;
-    let redis: Redis;
-    let store: RedisStore;
     let hub: TestHub;
-    beforeAll(async () => {
-      server = await RedisServer.start();
-      redis = new Redis(server.url);
-      store = await RedisStore.open({ url: server.url, keyPrefix: 'untrusted:' });
-      hub = await startHub({ store });
+    it.beforeAll(async ({ admin: redis, redisStore: store, redisHub }) => {
+      hub = redisHub;
       await store.commit({ sessionId: 'ok', expectedSeq: 0, events: [{ type: 'app/note', data: 1 }] });
       await redis.xadd(store.keys('corrupt').log, '0-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
       await redis.set(store.keys('corrupt').epoch, 'epoch-of-the-corrupted-log'); // reads never create one
-    });
-    afterAll(async () => {
-      await hub.close();
-      await store.close();
-      redis.disconnect();
-      await server.stop();
     });
 
     it('the SDK takes DATA_CORRUPTED as final: one error, the subscription closed, no retry loop', async () => {

@@ -1,13 +1,15 @@
 // The one fixture mechanism of the suites: vitest's `test.extend` with file-scoped fixtures. A fixture starts the
 // first time a test (or a suite hook) of the file names it, and stops after the file's last test: one redis-server
-// per file, as many hub nodes as the file asks for.
+// per file, as many hub nodes as the file asks for. A file that wants more than one store or node on its Redis, each
+// set up its own way, asks for the factories `openRedisStore` and `startRedisHub`.
 //
 //   import { test } from '../helpers/fixtures.ts';
 //   test('reads back', async ({ redisStore }) => { ... });
 //
-// Options are fixtures too (`hubConfig`, `clientOptions`, `keyPrefix`, `hubCount`, `redisOptions`, `engine`). A file-scoped
-// fixture cannot be overridden inside a describe block, so a block with its own options uses its own extension,
-// which gets its own instances of what depends on the option (and shares the rest, e.g. the redis-server):
+// Options are fixtures too (`hubConfig`, `clientOptions`, `keyPrefix`, `hubCount`, `redisOptions`, `redisStoreOptions`,
+// `engine`). A file-scoped fixture cannot be overridden inside a describe block, so a block with its own options uses
+// its own extension, which gets its own instances of what depends on the option (and shares the rest, e.g. the
+// redis-server):
 //
 //   const limited = test.extend('hubConfig', { scope: 'file' }, { limits: { maxSubscriptionsPerNode: 3 } });
 //   limited('refuses the fourth', async ({ memoryHub }) => { ... });
@@ -17,7 +19,7 @@ import { HubClient, type HubClientOptions } from '../../client/index.ts';
 import type { HubConfig } from '../../server/config.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store.ts';
 import { storeEngines, type Engine } from './engines.ts';
 import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from './hub.ts';
 import { takeIncidents } from './process-incidents.ts';
@@ -59,6 +61,27 @@ export interface EngineChoice {
 /** Hub config of `memoryHub`, `memoryHubClient` and `redisHubs` (the store comes from the fixture). */
 export type HubOptions = Omit<HubConfig, 'store'>;
 
+/** What the stores opened on the file's Redis take besides where it is and `keyPrefix` (e.g. `onError`). */
+export type RedisStoreFixtureOptions = Omit<RedisStoreOptions, 'url' | 'cluster' | 'sentinels' | 'sentinelName'>;
+
+/**
+ * Opens one more `RedisStore` on the file's Redis (keys under `keyPrefix`, `redisStoreOptions`; `options` over
+ * both, e.g. another `keyPrefix` or a `url` with a user); it closes after the file's last test.
+ */
+export type OpenRedisStore = (options?: RedisStoreOptions) => Promise<RedisStore>;
+
+/** A hub node on a `RedisStore` of its own. */
+export interface RedisHubNode {
+  readonly store: RedisStore;
+  readonly node: TestHub;
+}
+
+/**
+ * Starts one more hub node on the file's Redis, on a store of its own (as `openRedisStore` opens it), with
+ * `config` over `hubConfig`; node and store stop after the file's last test.
+ */
+export type StartRedisHub = (config?: HubOptions) => Promise<RedisHubNode>;
+
 const file = { scope: 'file' } as const;
 
 export const test = base
@@ -84,6 +107,7 @@ export const test = base
   .extend('keyPrefix', file, 'test:' as string)
   .extend('hubCount', file, 2 as number)
   .extend('redisOptions', file, {} as RedisServerOptions)
+  .extend('redisStoreOptions', file, {} as RedisStoreFixtureOptions)
   .extend('engine', file, storeEngines('test:')[0]! as EngineChoice)
   // The file's redis-server on a free port.
   .extend('redis', file, async ({ redisOptions }, { onCleanup }) => {
@@ -97,17 +121,38 @@ export const test = base
     onCleanup(() => admin.disconnect());
     return admin;
   })
-  // A `RedisStore` on it, keys under `keyPrefix`.
-  .extend('redisStore', file, async ({ redis, keyPrefix }, { onCleanup }) => {
-    const store = await RedisStore.open({ url: redis.url, keyPrefix });
-    onCleanup(() => store.close());
-    return store;
+  // More stores on it, each opened when a test asks for it.
+  .extend('openRedisStore', file, ({ redis, keyPrefix, redisStoreOptions }, { onCleanup }): OpenRedisStore => {
+    const opened: RedisStore[] = [];
+    onCleanup(async () => {
+      await Promise.all(opened.map((store) => store.close()));
+    });
+    return async (options = {}) => {
+      const store = await RedisStore.open({ url: redis.url, keyPrefix, ...redisStoreOptions, ...options });
+      opened.push(store);
+      return store;
+    };
   })
+  // A `RedisStore` on it, keys under `keyPrefix`.
+  .extend('redisStore', file, ({ openRedisStore }) => openRedisStore())
   // One hub node on `redisStore`.
   .extend('redisHub', file, async ({ redisStore, hubConfig }, { onCleanup }) => {
     const hub = await startHub({ ...hubConfig, store: redisStore });
     onCleanup(() => hub.close());
     return hub;
+  })
+  // More hub nodes on it, each on a store of its own, started when a test asks for one.
+  .extend('startRedisHub', file, ({ openRedisStore, hubConfig }, { onCleanup }): StartRedisHub => {
+    const started: TestHub[] = [];
+    onCleanup(async () => {
+      await Promise.all(started.map((node) => node.close()));
+    });
+    return async (config = {}) => {
+      const store = await openRedisStore();
+      const node = await startHub({ ...hubConfig, ...config, store });
+      started.push(node);
+      return { store, node };
+    };
   })
   .extend('redisHubs', file, async ({ redis, admin, keyPrefix, hubCount, hubConfig }, { onCleanup }) => {
     const cluster = await startRedisHubs(redis.url, { count: hubCount, keyPrefix, config: hubConfig });
@@ -123,15 +168,20 @@ export const test = base
     });
     return { store, hub } satisfies MemoryHubFixture;
   })
-  .extend('engineHub', file, async ({ engine, hubConfig }, { onCleanup }) => {
+  // The store of `engine` (memory, or Redis on its own redis-server).
+  .extend('engineStore', file, async ({ engine }, { onCleanup }): Promise<EventStore> => {
     const opened = await engine.open();
-    const hub = await startHub({ ...hubConfig, store: opened.store });
     onCleanup(async () => {
-      await hub.close();
       await opened.store.close();
       await opened.stop();
     });
-    return { store: opened.store, hub } satisfies EngineHubFixture;
+    return opened.store;
+  })
+  // One hub node on `engineStore`.
+  .extend('engineHub', file, async ({ engineStore, hubConfig }, { onCleanup }) => {
+    const hub = await startHub({ ...hubConfig, store: engineStore });
+    onCleanup(() => hub.close());
+    return { store: engineStore, hub } satisfies EngineHubFixture;
   })
   .extend('memoryHubClient', file, async ({ hubConfig, clientOptions }, { onCleanup }) => {
     const store = new MemoryStore();

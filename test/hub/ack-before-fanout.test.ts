@@ -1,12 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Duplex } from 'node:stream';
 import type { ServerMessage } from '../../shared/protocol.ts';
-import { startHub, startRedisHubs, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
+import type { RedisHubCluster, TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
+const engines = storeEngines('ackfirst:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
 
 /** Index in `messages` of the ack of the append that committed `seq`, and of the events frame that carried it. */
 function positions(
@@ -36,17 +40,10 @@ async function subscribeLive(client: RawHubClient, sessionId: string): Promise<v
  * the acks are written), so a writer subscribed to its own session on the same connection, where frames keep
  * their order, always reads the ack of an append before the events frame that carries it. Ordering, not timings.
  */
-describe.each(storeEngines('ackfirst:'))('hub ($name): the ack never waits for the local fan-out', ({ open }) => {
-  let engine: Engine;
+describe.each(engines)('hub ($name): the ack never waits for the local fan-out', ({ it }) => {
   let hub: TestHub;
-  beforeAll(async () => {
-    engine = await open();
-    hub = await startHub({ store: engine.store });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await engine.store.close();
-    await engine.stop();
+  it.beforeAll(({ engineHub }) => {
+    hub = engineHub.hub;
   });
 
   it('sends each ack before the live events it committed, with many subscribers and one that does not read', async () => {
@@ -84,42 +81,41 @@ describe.each(storeEngines('ackfirst:'))('hub ($name): the ack never waits for t
 });
 
 /** Two nodes writing one session: own commits and the other node's notices interleave, in seq order, once each. */
+const onTwoNodes = test.extend('keyPrefix', { scope: 'file' }, 'ackfirst2:');
+
 describe('hub (redis, two nodes): own commits and other nodes’ batches reach local subscribers in order', () => {
-  let redis: RedisServer;
   let cluster: RedisHubCluster;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { keyPrefix: 'ackfirst2:' });
-  });
-  afterAll(async () => {
-    await cluster.close();
-    await redis.stop();
+  onTwoNodes.beforeAll(({ redisHubs }) => {
+    cluster = redisHubs.cluster;
   });
 
-  it('delivers every event once and in order on both nodes, each writer’s ack before its own events', async () => {
-    const sessionId = 'two-writers';
-    const [a, b] = cluster.nodes;
-    const writers = await Promise.all([RawHubClient.connect(a!.wsUrl), RawHubClient.connect(b!.wsUrl)]);
-    const readers = await Promise.all([a, b, a, b].map((node) => RawHubClient.connect(node!.wsUrl)));
-    for (const client of [...writers, ...readers]) await subscribeLive(client, sessionId);
+  onTwoNodes(
+    'delivers every event once and in order on both nodes, each writer’s ack before its own events',
+    async () => {
+      const sessionId = 'two-writers';
+      const [a, b] = cluster.nodes;
+      const writers = await Promise.all([RawHubClient.connect(a!.wsUrl), RawHubClient.connect(b!.wsUrl)]);
+      const readers = await Promise.all([a, b, a, b].map((node) => RawHubClient.connect(node!.wsUrl)));
+      for (const client of [...writers, ...readers]) await subscribeLive(client, sessionId);
 
-    const rounds = range(0, 19);
-    await Promise.all(
-      writers.map((writer, w) =>
-        Promise.all(rounds.map((n) => writer.request({ type: 'append', sessionId, events: [note(w * 100 + n)] }))),
-      ),
-    );
-    const last = 2 * rounds.length - 1;
-    for (const client of [...writers, ...readers]) {
-      await client.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === last));
-      expect(client.seqs(sessionId)).toEqual(range(0, last));
-    }
-    for (const writer of writers) {
-      for (const ack of writer.ofType('ack')) {
-        const { ack: ackAt, events } = positions(writer.messages, sessionId, ack.firstSeq);
-        expect(events).toBeGreaterThan(ackAt);
+      const rounds = range(0, 19);
+      await Promise.all(
+        writers.map((writer, w) =>
+          Promise.all(rounds.map((n) => writer.request({ type: 'append', sessionId, events: [note(w * 100 + n)] }))),
+        ),
+      );
+      const last = 2 * rounds.length - 1;
+      for (const client of [...writers, ...readers]) {
+        await client.waitFor((m) => m.type === 'events' && m.events.some((event) => event.seq === last));
+        expect(client.seqs(sessionId)).toEqual(range(0, last));
       }
-    }
-    await Promise.all([...writers, ...readers].map((client) => client.close()));
-  });
+      for (const writer of writers) {
+        for (const ack of writer.ofType('ack')) {
+          const { ack: ackAt, events } = positions(writer.messages, sessionId, ack.firstSeq);
+          expect(events).toBeGreaterThan(ackAt);
+        }
+      }
+      await Promise.all([...writers, ...readers].map((client) => client.close()));
+    },
+  );
 });

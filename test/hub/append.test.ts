@@ -1,29 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { EventStore } from '../../server/store/event-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 
-const engines = storeEngines('ap:');
+const engines = storeEngines('ap:').map((engine) => ({
+  name: engine.name,
+  it: test
+    .extend('engine', { scope: 'file' }, engine)
+    .extend('hubConfig', { scope: 'file' }, { limits: { maxEventsPerAppend: 5, maxEventBytes: 2000 } }),
+}));
 
-describe.each(engines)('hub: append over the socket ($name engine)', ({ open }) => {
+describe.each(engines)('hub: append over the socket ($name engine)', ({ it }) => {
   let hub: TestHub;
   let client: RawHubClient;
-  let engine: Engine;
   let store: EventStore;
-  beforeAll(async () => {
-    engine = await open();
-    store = engine.store;
-    hub = await startHub({ store, limits: { maxEventsPerAppend: 5, maxEventBytes: 2000 } });
+  it.beforeAll(async ({ engineHub }) => {
+    ({ store, hub } = engineHub);
     client = await RawHubClient.connect(hub.wsUrl);
   });
   afterAll(async () => {
     await client.close();
-    await hub.close();
-    await store.close();
-    await engine.stop();
   });
 
   it('commits a batch and acks its seqs, commit time and epoch', async () => {

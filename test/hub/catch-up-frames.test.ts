@@ -1,28 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { encodeFrame } from '../../shared/codec.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test, type EngineHubFixture } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const maxFrameBytes = 64 * 1024;
 const blob = (n: number) => ({ type: 'test/blob', data: { n, text: 'x'.repeat(10_000) } });
+const engines = storeEngines('cuf:').map((engine) => ({
+  name: engine.name,
+  it: test
+    .extend('engine', { scope: 'file' }, engine)
+    .extend('hubConfig', { scope: 'file' }, { limits: { maxFrameBytes, maxEventBytes: 16 * 1024 } }),
+}));
 
 /**
  * A catch-up page of 1,000 large events used to go out as one frame (hundreds of MB at the default limits):
  * beyond a client's frame limit (100 MiB for `ws`) the replay could never finish. Pages are cut into frames of
  * about `maxFrameBytes`. Both engines.
  */
-describe.each(storeEngines('cuf:'))('hub on the $name engine: catch-up frames are bounded by bytes', ({ open }) => {
-  let engine: Engine;
+describe.each(engines)('hub on the $name engine: catch-up frames are bounded by bytes', ({ it }) => {
+  let engine: EngineHubFixture;
   let hub: TestHub;
-  beforeAll(async () => {
-    engine = await open();
-    hub = await startHub({ store: engine.store, limits: { maxFrameBytes, maxEventBytes: 16 * 1024 } });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await engine.store.close();
-    await engine.stop();
+  it.beforeAll(({ engineHub }) => {
+    engine = engineHub;
+    hub = engineHub.hub;
   });
 
   it('replays 120 events of 10 KB in frames under the limit, in order, then goes live', async () => {

@@ -1,30 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { describe, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
+const it = test.extend('keyPrefix', { scope: 'file' }, 'cu:');
 
 describe.each([
   { name: 'live batches buffered during catch-up', maxBufferedLiveEvents: 10_000 },
   { name: 'a tiny live buffer (re-reads the store at the hand-over)', maxBufferedLiveEvents: 2 },
 ])('hub: catch-up then live with $name', ({ maxBufferedLiveEvents }) => {
-  let redis: RedisServer;
-  const stores: RedisStore[] = [];
   let writerHub: TestHub;
   let readerHub: TestHub;
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    for (let index = 0; index < 2; index++) stores.push(await RedisStore.open({ url: redis.url, keyPrefix: 'cu:' }));
-    writerHub = await startHub({ store: stores[0]! });
-    readerHub = await startHub({ store: stores[1]!, limits: { catchUpPageSize: 7, maxBufferedLiveEvents } });
-  });
-  afterAll(async () => {
-    await Promise.all([writerHub.close(), readerHub.close()]);
-    await Promise.all(stores.map((store) => store.close()));
-    await redis.stop();
+  it.beforeAll(async ({ startRedisHub }) => {
+    writerHub = (await startRedisHub()).node;
+    readerHub = (await startRedisHub({ limits: { catchUpPageSize: 7, maxBufferedLiveEvents } })).node;
   });
 
   it('delivers every seq exactly once, in order, from 0 / the middle / the head, while events keep coming', async () => {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { freePort } from '../helpers/free-port.ts';
 import { watchChild } from '../helpers/child-watch.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test as it } from '../helpers/fixtures.ts';
 
 const binPath = fileURLToPath(new URL('../../bin/session-hub.mjs', import.meta.url));
 
@@ -33,13 +33,11 @@ function serve(args: readonly string[], env: Record<string, string> = {}) {
   };
 }
 
-describe('session-hub serve: process', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-  });
-  afterAll(() => redis.stop());
+const password = 'S3cretPassw0rd';
+/** The file's Redis for the test of a password-protected one. */
+const withPassword = it.extend('redisOptions', { scope: 'file' }, { password });
 
+describe('session-hub serve: process', () => {
   it('refuses an unknown log level (flag or LOG_LEVEL) with a usage error, exit code 2', async () => {
     for (const [args, env] of [
       [['--log-level', 'verbose'], {}],
@@ -52,7 +50,7 @@ describe('session-hub serve: process', () => {
     }
   });
 
-  it('says in one line that the port is taken, closes the store and exits with code 1', async () => {
+  it('says in one line that the port is taken, closes the store and exits with code 1', async ({ redis }) => {
     const taken: Server = createServer();
     const port = await freePort();
     await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
@@ -86,10 +84,9 @@ describe('session-hub serve: process', () => {
     for (const line of unnamed) expect(line, line.msg).toMatchObject({ node: name });
   });
 
-  it('never shows the Redis password: not in the engine line, nor in the logs of a start or a failed start', async () => {
-    const password = 'S3cretPassw0rd';
-    const guarded = await RedisServer.start({ password });
-    try {
+  withPassword(
+    'never shows the Redis password: not in the engine line, nor in the logs of a start or a failed start',
+    async ({ redis: guarded }) => {
       const url = `redis://:${password}@127.0.0.1:${guarded.port}`;
       const node = serve(['--port', '0', '--redis', url, '--log-level', 'trace']);
       await node.started();
@@ -104,8 +101,6 @@ describe('session-hub serve: process', () => {
       expect(failed.output.stderr).toMatch(/could not open the store/);
       expect(failed.output.stderr).toContain(`redis://admin:***@127.0.0.1:`);
       expect(failed.output.stdout + failed.output.stderr).not.toContain(password);
-    } finally {
-      await guarded.stop();
-    }
-  });
+    },
+  );
 });

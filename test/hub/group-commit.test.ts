@@ -1,14 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import type { ServerMessage } from '../../shared/protocol.ts';
 import type { EventStore, GroupCommitRequest, GroupCommitResult } from '../../server/store/event-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test, type EngineHubFixture } from '../helpers/fixtures.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
 const WAIT = { timeout: 10_000, interval: 5 };
 
-const engines = storeEngines('gc:');
+const engines = storeEngines('gc:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
 
 /**
  * Holds the next group commit of the store at a gate (a real store, delayed), so that the appends sent meanwhile
@@ -35,8 +39,8 @@ function holdNextCommit(store: EventStore): { reached: Promise<void>; open(): vo
 
 type Reply = Extract<ServerMessage, { type: 'ack' | 'error' }>;
 
-describe.each(engines)('hub: group commit of queued appends ($name engine)', ({ open }) => {
-  let engine: Engine;
+describe.each(engines)('hub: group commit of queued appends ($name engine)', ({ it }) => {
+  let engine: EngineHubFixture;
   let hub: TestHub;
   let client: RawHubClient;
   let nextId = 1_000;
@@ -73,16 +77,13 @@ describe.each(engines)('hub: group commit of queued appends ($name engine)', ({ 
     return { first: firstReply!, rest: await rest };
   };
 
-  beforeAll(async () => {
-    engine = await open();
-    hub = await startHub({ store: engine.store });
+  it.beforeAll(async ({ engineHub }) => {
+    engine = engineHub;
+    hub = engineHub.hub;
     client = await RawHubClient.connect(hub.wsUrl);
   });
   afterAll(async () => {
     await client.close();
-    await hub.close();
-    await engine.store.close();
-    await engine.stop();
   });
 
   it('commits appends queued behind a commit as one group: in order, one ack each, one live batch', async () => {

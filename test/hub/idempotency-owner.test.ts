@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { HubAuth } from '../../server/config.ts';
 import { HubError } from '../../server/hub-error.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test, type EngineHubFixture } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
@@ -16,17 +17,17 @@ const tokenIsSubject: HubAuth = {
   authorize: () => true,
 };
 
-describe.each(storeEngines('owned-keys:'))('hub: idempotency keys belong to their principal ($name)', ({ open }) => {
-  let engine: Engine;
+const engines = storeEngines('owned-keys:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine).extend('hubConfig', { scope: 'file' }, { auth: tokenIsSubject }),
+}));
+
+describe.each(engines)('hub: idempotency keys belong to their principal ($name)', ({ it }) => {
+  let engine: EngineHubFixture;
   let hub: TestHub;
-  beforeAll(async () => {
-    engine = await open();
-    hub = await startHub({ store: engine.store, auth: tokenIsSubject });
-  });
-  afterAll(async () => {
-    await hub.close();
-    await engine.store.close();
-    await engine.stop();
+  it.beforeAll(({ engineHub }) => {
+    engine = engineHub;
+    hub = engineHub.hub;
   });
 
   async function post(token: string, sessionId: string, content: string, key: string) {

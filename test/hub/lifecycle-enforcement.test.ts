@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { validateLifecycle, type EventDraft } from '../../shared/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test, type EngineHubFixture } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
 const user = (content: string): EventDraft => ({ type: 'user/message', data: { role: 'user', content } });
@@ -31,22 +32,26 @@ async function post(hub: TestHub, sessionId: string, events: readonly EventDraft
   return { status: response.status, body: (await response.json()) as Reply['body'] };
 }
 
-describe.each(storeEngines('lifecycle:'))('hub: the lifecycle is enforced on every append ($name)', ({ open }) => {
-  let engine: Engine;
+const engines = storeEngines('lifecycle:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
+
+describe.each(engines)('hub: the lifecycle is enforced on every append ($name)', ({ it }) => {
+  let engine: EngineHubFixture;
   let hub: TestHub;
+  // A second node on the same store, started here: the fixtures give one node per engine.
   let lenient: TestHub;
   let socket: RawHubClient;
-  beforeAll(async () => {
-    engine = await open();
-    hub = await startHub({ store: engine.store });
+  it.beforeAll(async ({ engineHub }) => {
+    engine = engineHub;
+    hub = engineHub.hub;
     lenient = await startHub({ store: engine.store, lifecycle: 'off' });
     socket = await RawHubClient.connect(hub.wsUrl);
   });
   afterAll(async () => {
     await socket.close();
-    await Promise.all([hub.close(), lenient.close()]);
-    await engine.store.close();
-    await engine.stop();
+    await lenient.close();
   });
 
   it('refuses a tool result outside any turn over HTTP (LIFECYCLE_VIOLATION, rule and seq), storing nothing', async () => {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const user = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
+const it = test.extend('keyPrefix', { scope: 'file' }, 'mal:');
 
 function seededBytes(seed: number, length: number): Uint8Array {
   let state = seed;
@@ -16,19 +16,15 @@ function seededBytes(seed: number, length: number): Uint8Array {
 }
 
 describe('hub: malformed frames and invalid events', () => {
-  let redis: RedisServer;
   let store: RedisStore;
-  let hub: TestHub;
   let hostile: RawHubClient;
   let watcher: RawHubClient;
   let writer: RawHubClient;
   const sessionId = 'target';
   let written = 0;
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'mal:' });
-    hub = await startHub({ store });
+  it.beforeAll(async ({ redisStore, redisHub: hub }) => {
+    store = redisStore;
     hostile = await RawHubClient.connect(hub.wsUrl);
     watcher = await RawHubClient.connect(hub.wsUrl);
     writer = await RawHubClient.connect(hub.wsUrl);
@@ -38,9 +34,6 @@ describe('hub: malformed frames and invalid events', () => {
   });
   afterAll(async () => {
     await Promise.all([hostile.close(), watcher.close(), writer.close()]);
-    await hub.close();
-    await store.close();
-    await redis.stop();
   });
 
   /** Send one bad frame, expect one error reply; meanwhile the watcher keeps getting the writer's events. */

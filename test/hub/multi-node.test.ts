@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { startRedisHubs, type RedisHubCluster, type TestHub } from '../helpers/hub.ts';
+import { test } from '../helpers/fixtures.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const note = (writer: number, n: number) => ({ type: 'test/note', data: { writer, n } });
+const it = test.extend('keyPrefix', { scope: 'file' }, 'mn:');
 
 describe('hub: two nodes on one Redis', () => {
-  let redis: RedisServer;
-  let cluster: RedisHubCluster;
   let nodes: readonly TestHub[];
   let stores: readonly RedisStore[];
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    cluster = await startRedisHubs(redis.url, { keyPrefix: 'mn:' });
-    ({ nodes, stores } = cluster);
-  });
-  afterAll(async () => {
-    await cluster.close();
-    await redis.stop();
+  it.beforeAll(({ redisHubs }) => {
+    ({ nodes, stores } = redisHubs.cluster);
   });
 
   it('delivers events appended through node A to subscribers on node B, in order', async () => {

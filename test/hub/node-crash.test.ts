@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { afterAll, describe, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
-import { startHub, type TestHub } from '../helpers/hub.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { range, RawHubClient } from '../helpers/raw-hub-client.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
+const it = test.extend('keyPrefix', { scope: 'file' }, 'crash:');
 
 describe('hub: a node killed with SIGKILL', () => {
-  let redis: RedisServer;
-  let store: RedisStore;
   let survivor: TestHub;
+  // A child process: the test kills it.
   let doomed: HubProcess;
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'crash:' });
-    survivor = await startHub({ store });
-    doomed = await HubProcess.start(['--redis', redis.url, '--key-prefix', 'crash:']);
+  it.beforeAll(async ({ redis, keyPrefix, redisHub }) => {
+    survivor = redisHub;
+    doomed = await HubProcess.start(['--redis', redis.url, '--key-prefix', keyPrefix]);
   });
   afterAll(async () => {
     await doomed.kill();
-    await survivor.close();
-    await store.close();
-    await redis.stop();
   });
 
   it("lets the dead node's clients resume on the other node from their seq: no gap, no duplicate", async () => {

@@ -8,7 +8,7 @@ import { AgentWriter, HubClient } from '../../client/index.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
-import { startSecureHub, type SecureHub } from '../security/secure-hub.ts';
+import { secureTest, type SecureHub } from '../security/secure-hub.ts';
 
 /**
  * Every run writes a screenshot of the session view: to the system's temp dir, or with `UPDATE_SCREENSHOTS=1` over
@@ -218,11 +218,12 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
 });
 
 describe('the web inspector on a hub that requires tokens (Redis engine)', () => {
+  const it = secureTest;
   let secure: SecureHub;
   let browser: Browser;
 
-  beforeAll(async () => {
-    secure = await startSecureHub();
+  it.beforeAll(async ({ secureHub }) => {
+    secure = secureHub;
     await secure.store.commit({
       sessionId: 'acme/s1',
       expectedSeq: 0,
@@ -233,7 +234,6 @@ describe('the web inspector on a hub that requires tokens (Redis engine)', () =>
 
   afterAll(async () => {
     await browser?.close();
-    await secure?.close();
   });
 
   it('without a token says so clearly', async () => {

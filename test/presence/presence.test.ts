@@ -1,15 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { HubClient, type Subscription } from '../../client/index.ts';
 import type { Watcher } from '../../shared/protocol.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 
 const TTL_MS = 1500;
 const POLL_MS = 100;
+/** On Redis: the node in this process (`redisHub`) is called `local`. */
+const it = test
+  .extend('keyPrefix', { scope: 'file' }, 'presence:')
+  .extend('hubConfig', { scope: 'file' }, { nodeName: 'local', presenceTtlMs: TTL_MS, presencePollMs: POLL_MS });
 
 /** Resolves once `subscription.presence` satisfies `check` (checked now and on every presence event). */
 function presenceWhere(
@@ -94,26 +98,22 @@ describe('presence across two nodes of the memory engine', () => {
 });
 
 describe('presence on Redis when a node is killed with SIGKILL', () => {
-  let redis: RedisServer;
   let store: RedisStore;
   let local: TestHub;
+  // A child process: the test kills it.
   let remote: HubProcess;
   const clients: HubClient[] = [];
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: 'presence:' });
-    local = await startHub({ store, nodeName: 'local', presenceTtlMs: TTL_MS, presencePollMs: POLL_MS });
-    remote = await HubProcess.start(['--redis', redis.url, '--key-prefix', 'presence:', '--node-name', 'remote'], {
+  it.beforeAll(async ({ redis, keyPrefix, redisStore, redisHub }) => {
+    store = redisStore;
+    local = redisHub;
+    remote = await HubProcess.start(['--redis', redis.url, '--key-prefix', keyPrefix, '--node-name', 'remote'], {
       SESSION_HUB_PRESENCE_TTL_MS: String(TTL_MS),
     });
   }, 60_000);
   afterAll(async () => {
     for (const client of clients) client.close();
     await remote?.kill();
-    await local?.close();
-    await store?.close();
-    await redis?.stop();
   });
 
   it('the dead node’s watchers lapse within the TTL; the living ones stay', async () => {

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { test as it } from '../helpers/fixtures.ts';
 import { rawRequest, serve, type Served } from './serve-process.ts';
 
 const MiB = 1024 * 1024;
@@ -44,11 +44,15 @@ function stalledReader(url: string): Promise<{ socket: Socket; received: () => n
 // client read it or not (a few clients that never read took a node from 262 MiB to 5.9 GB).
 describe.each(['memory', 'redis'] as const)('HTTP event pages, %s engine: bounded, paced, few at once', (engine) => {
   let hub: Served;
-  let redis: RedisServer | undefined;
+  let engineArgs: readonly string[] = [];
+  if (engine === 'redis') {
+    it.beforeAll(({ redis }) => {
+      engineArgs = ['--redis', redis.url];
+    });
+  }
   beforeAll(async () => {
-    redis = engine === 'redis' ? await RedisServer.start() : undefined;
     hub = await serve([
-      ...(redis === undefined ? [] : ['--redis', redis.url]),
+      ...engineArgs,
       `--max-frame-bytes=${pageBytes}`,
       `--max-event-bytes=${MiB}`,
       '--max-concurrent-page-reads=1',
@@ -66,7 +70,6 @@ describe.each(['memory', 'redis'] as const)('HTTP event pages, %s engine: bounde
   }, 60_000);
   afterAll(async () => {
     await hub?.stop();
-    await redis?.stop();
   });
 
   it('a page holds about max-frame-bytes of events (at least one); the pages together hold the log once', async () => {

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MATRIX, matrixTitle, TARGET, type MatrixCase } from './matrix.ts';
-import { startSecureHub, type SecureHub } from './secure-hub.ts';
+import { secureTest as it, type SecureHub } from './secure-hub.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 const statusOf = { UNAUTHORIZED: 401, TOKEN_EXPIRED: 401, FORBIDDEN: 403 } as const;
@@ -21,12 +21,11 @@ describe('security matrix over HTTP', () => {
       ...(action === 'append' ? { body: JSON.stringify({ events: [note(666)] }) } : {}),
     });
 
-  beforeAll(async () => {
-    secure = await startSecureHub();
+  it.beforeAll(async ({ secureHub }) => {
+    secure = secureHub;
     const created = await call('append', await secure.mint({ append: [TARGET] }));
     expect(created.status).toBe(201);
   });
-  afterAll(() => secure.close());
 
   it.each(MATRIX.map((entry) => [matrixTitle(entry), entry] as const))('%s', async (_title, entry: MatrixCase) => {
     const response = await call(entry.action, await entry.token(secure));

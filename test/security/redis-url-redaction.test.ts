@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { redactError, redisUrlProblem } from '../../server/cli/redact-url.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test } from '../helpers/fixtures.ts';
 import { serveToExit } from './serve-process.ts';
 
 const password = 'S3cr#tPa55';
+/** The file's Redis requires another password than the one the hub is given. */
+const withPassword = test.extend('redisOptions', { scope: 'file' }, { password: 'the-right-one' });
 
 // Hole 8 of issue 11: a malformed Redis URL put the whole URL, password included, into the fatal log line
 // (the `input` property of the URL TypeError).
@@ -21,9 +23,9 @@ describe('a Redis password never reaches the output, whatever fails', () => {
     }
   });
 
-  it('a refused password (WRONGPASS): the store trouble and the fatal line carry neither URL nor password', async () => {
-    const redis = await RedisServer.start({ password: 'the-right-one' });
-    try {
+  withPassword(
+    'a refused password (WRONGPASS): the store trouble and the fatal line carry neither URL nor password',
+    async ({ redis }) => {
       const url = redis.url.replace('redis://', `redis://:${encodeURIComponent(password)}@`);
       const run = await serveToExit(['--redis', url], { LOG_LEVEL: 'trace' });
       expect(run.code).toBe(1);
@@ -32,10 +34,8 @@ describe('a Redis password never reaches the output, whatever fails', () => {
       for (const secret of [password, encodeURIComponent(password), 'S3cr', 'Pa55']) {
         expect(run.stdout + run.stderr).not.toContain(secret);
       }
-    } finally {
-      await redis.stop();
-    }
-  });
+    },
+  );
 
   it('redacts an error, its properties and its causes', () => {
     const url = `redis://:${password}@host:1`;

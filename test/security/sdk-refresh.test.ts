@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { startSecureHub, type SecureHub } from './secure-hub.ts';
+import { secureTest, type SecureHub } from './secure-hub.ts';
+
+const it = secureTest.extend('authOptions', { scope: 'file' }, { clockToleranceSeconds: 0 });
 
 describe('the SDK keeps a subscription alive past token expiry by refreshing over the socket', () => {
   let secure: SecureHub;
-  beforeAll(async () => {
-    secure = await startSecureHub({}, { clockToleranceSeconds: 0 });
+  it.beforeAll(({ secureHub }) => {
+    secure = secureHub;
   });
-  afterAll(() => secure.close());
 
   it('a client with a token function and a refresh interval outlives its 3-second tokens', async () => {
     const grants = { read: ['sdk/*'], append: ['sdk/*'] };

@@ -4,10 +4,9 @@ import {
   publicKeyFromPem,
   type AuthenticatorOptions,
 } from '../../server/auth/index.ts';
-import type { HubConfig } from '../../server/config.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
 import { asymmetricIssuer, type TestIssuer } from '../helpers/tokens.ts';
 
 /** A real hub on a real Redis, requiring RS256 tokens from `issuer` (iss `https://id.test`, aud `session-hub`). */
@@ -17,35 +16,37 @@ export interface SecureHub {
   readonly issuer: TestIssuer;
   /** Sign a token with the right issuer and audience (and an hour of validity unless told otherwise). */
   mint(grants: object, options?: Parameters<TestIssuer['sign']>[1]): Promise<string>;
-  close(): Promise<void>;
 }
 
 export const ISSUER = 'https://id.test';
 export const AUDIENCE = 'session-hub';
 
-export async function startSecureHub(
-  config: Partial<HubConfig> = {},
-  authOptions: Partial<AuthenticatorOptions> = {},
-): Promise<SecureHub> {
-  const redis = await RedisServer.start();
-  const store = await RedisStore.open({ url: redis.url, keyPrefix: 'sec:' });
-  const issuer = await asymmetricIssuer('RS256');
-  const authenticator = createAuthenticator({
-    key: publicKeyFromPem(issuer.publicKeyPem!),
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    ...authOptions,
-  });
-  const hub = await startHub({ store, auth: createHubAuth(authenticator), ...config });
-  return {
-    hub,
-    store,
-    issuer,
-    mint: (grants, options) => issuer.sign({ iss: ISSUER, aud: AUDIENCE, sub: 'tester', sh: grants }, options),
-    close: async () => {
-      await hub.close();
-      await store.close();
-      await redis.stop();
+/**
+ * The fixtures of test/helpers/fixtures.ts and `secureHub`: a hub node on the file's Redis (keys under `sec:`,
+ * `hubConfig`) that requires tokens, checked with `authOptions` over the issuer's key, issuer and audience;
+ * started the first time a test of the file names it, stopped after the file's last test.
+ */
+export const secureTest = test
+  .extend('authOptions', { scope: 'file' }, {} as Partial<AuthenticatorOptions>)
+  .extend(
+    'secureHub',
+    { scope: 'file' },
+    async ({ openRedisStore, hubConfig, authOptions }, { onCleanup }): Promise<SecureHub> => {
+      const store = await openRedisStore({ keyPrefix: 'sec:' });
+      const issuer = await asymmetricIssuer('RS256');
+      const authenticator = createAuthenticator({
+        key: publicKeyFromPem(issuer.publicKeyPem!),
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        ...authOptions,
+      });
+      const hub = await startHub({ store, auth: createHubAuth(authenticator), ...hubConfig });
+      onCleanup(() => hub.close());
+      return {
+        hub,
+        store,
+        issuer,
+        mint: (grants, options) => issuer.sign({ iss: ISSUER, aud: AUDIENCE, sub: 'tester', sh: grants }, options),
+      };
     },
-  };
-}
+  );

@@ -1,9 +1,9 @@
 import { WebSocket } from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { MATRIX, matrixTitle, TARGET, type MatrixCase } from './matrix.ts';
-import { startSecureHub, type SecureHub } from './secure-hub.ts';
+import { secureTest as it, type SecureHub } from './secure-hub.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 
@@ -11,15 +11,14 @@ describe('security matrix over the socket', () => {
   let secure: SecureHub;
   let refused = 0;
 
-  beforeAll(async () => {
-    secure = await startSecureHub();
+  it.beforeAll(async ({ secureHub }) => {
+    secure = secureHub;
     const writer = await RawHubClient.connect(secure.hub.wsUrl, { token: await secure.mint({ append: ['acme/*'] }) });
     expect(await writer.request({ type: 'append', sessionId: TARGET, events: [note(0)] })).toMatchObject({
       type: 'ack',
     });
     await writer.close();
   });
-  afterAll(() => secure.close());
 
   async function expectNothingChanged(): Promise<void> {
     expect((await secure.store.head(TARGET)).headSeq).toBe(0);

@@ -1,20 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
-import { startSecureHub, type SecureHub } from './secure-hub.ts';
+import { secureTest, type SecureHub } from './secure-hub.ts';
 
 const note = (n: number) => ({ type: 'test/note', data: { n } });
+const it = secureTest.extend('authOptions', { scope: 'file' }, { clockToleranceSeconds: 0 });
 
 describe('token expiry on open connections, and refresh with auth', () => {
   let secure: SecureHub;
   let writer: RawHubClient;
 
-  beforeAll(async () => {
-    secure = await startSecureHub({}, { clockToleranceSeconds: 0 });
+  it.beforeAll(async ({ secureHub }) => {
+    secure = secureHub;
     writer = await RawHubClient.connect(secure.hub.wsUrl, { token: await secure.mint({ append: ['*'] }) });
   });
   afterAll(async () => {
     await writer.close();
-    await secure.close();
   });
 
   const append = async (sessionId: string, n: number) =>

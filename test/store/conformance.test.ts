@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { type SessionEvent } from '../../shared/index.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
 import {
@@ -10,17 +10,7 @@ import {
   type StoreWatchHandlers,
   type ValidatedDraft,
 } from '../../server/store/event-store.ts';
-import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
-import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisCluster } from '../helpers/redis-cluster.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-
-/** A backend under test: `open()` gives a new store instance on it (another "hub node"). */
-interface ConformanceBackend {
-  open(): Promise<EventStore>;
-  teardown(): Promise<void>;
-}
+import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 
@@ -49,21 +39,15 @@ function recorder(): StoreWatchHandlers & { batches: CommittedBatch[]; resyncs: 
 }
 
 /** The one conformance suite every `EventStore` engine must pass. */
-export function describeEventStoreConformance(name: string, setup: () => Promise<ConformanceBackend>): void {
+export function describeEventStoreConformance(name: string, it: BackendTest): void {
   describe(`EventStore conformance: ${name}`, () => {
-    let backend: ConformanceBackend;
     let a: EventStore;
     let b: EventStore;
     const newSession = (): string => `s-${randomUUID()}`;
 
-    beforeAll(async () => {
-      backend = await setup();
+    it.beforeAll(async ({ backend }) => {
       a = await backend.open();
       b = await backend.open();
-    });
-    afterAll(async () => {
-      await Promise.all([a?.close(), b?.close()]);
-      await backend?.teardown();
     });
 
     it('gives an empty session head -1 and no epoch; its first commit a random one, the same on every instance', async () => {
@@ -537,23 +521,6 @@ export function describeEventStoreConformance(name: string, setup: () => Promise
   });
 }
 
-describeEventStoreConformance('memory', async () => {
-  const shared = new MemoryBackend();
-  return { open: async () => new MemoryStore({ backend: shared }), teardown: async () => {} };
-});
-describeEventStoreConformance('redis', async () => {
-  const server = await RedisServer.start();
-  const keyPrefix = `conf-${randomUUID().slice(0, 8)}:`;
-  return {
-    open: () => RedisStore.open({ url: server.url, keyPrefix }),
-    teardown: () => server.stop(),
-  };
-});
-describeEventStoreConformance('redis cluster', async () => {
-  const cluster = await RedisCluster.start();
-  const keyPrefix = `conf-${randomUUID().slice(0, 8)}:`;
-  return {
-    open: () => RedisStore.open({ cluster: cluster.urls, keyPrefix }),
-    teardown: () => cluster.stop(),
-  };
-});
+describeEventStoreConformance('memory', memoryBackend);
+describeEventStoreConformance('redis', redisBackend);
+describeEventStoreConformance('redis cluster', clusterBackend);

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { Session, freezeJson, jsonEquals, type EventDraft, type JsonValue } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test as it } from '../helpers/fixtures.ts';
 
 /** Any value the core accepts as lossless JSON, frozen by it (undefined when the core refuses it). */
 function accepted(value: unknown): JsonValue | undefined {
@@ -16,17 +15,13 @@ function accepted(value: unknown): JsonValue | undefined {
 }
 
 describe('stores and the shared core together', () => {
-  let server: RedisServer;
+  const memoryStore = new MemoryStore();
   let stores: EventStore[];
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    stores = [new MemoryStore(), await RedisStore.open({ url: server.url })];
+  it.beforeAll(({ redisStore }) => {
+    stores = [memoryStore, redisStore];
   });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await server.stop();
-  });
+  afterAll(() => memoryStore.close());
 
   it('stores drafts checked by Session.check so that Session.fromLog accepts what is read back', async () => {
     const drafts: EventDraft[] = [

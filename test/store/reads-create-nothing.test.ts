@@ -1,20 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { NO_EPOCH, type EventStore } from '../../server/store/event-store.ts';
-import { storeEngines, type Engine } from '../helpers/engines.ts';
+import { storeEngines } from '../helpers/engines.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const event = (n: number) => ({ type: 'test/e', data: { n } });
 
+const engines = storeEngines('reads-nothing:').map((engine) => ({
+  name: engine.name,
+  it: test.extend('engine', { scope: 'file' }, engine),
+}));
+
 /** Both engines: a session gets its epoch with its first events; reads and refused commits create nothing. */
-describe.each(storeEngines('reads-nothing:'))('$name store: only a commit that writes creates an epoch', ({ open }) => {
-  let engine: Engine;
+describe.each(engines)('$name store: only a commit that writes creates an epoch', ({ it }) => {
   let store: EventStore;
-  beforeAll(async () => {
-    engine = await open();
-    store = engine.store;
-  });
-  afterAll(async () => {
-    await store.close();
-    await engine.stop();
+  it.beforeAll(({ engineStore }) => {
+    store = engineStore;
   });
 
   it('answers every read of an unknown session as empty, without an epoch, and lists nothing', async () => {

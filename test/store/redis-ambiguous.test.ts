@@ -1,9 +1,7 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { StoreUnavailableError } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const drafts: ValidatedDraft[] = [{ type: 'test/event', data: { n: 1 } }];
 /** Keeps Redis busy for `ARGV[1]` ms (a script runs to its end; nothing else is served meanwhile). */
@@ -16,24 +14,14 @@ until tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000 - start >= tonumber(ARGV[1])
 return 1
 `;
 
+const it = test.extend('redisStoreOptions', { scope: 'file' }, { commandTimeoutMs: 200 });
+
 describe('RedisStore commit whose answer never came', () => {
-  let server: RedisServer;
-  let blocker: Redis;
-  let store: RedisStore;
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    blocker = new Redis(server.url);
+  it('rejects with maybeCommitted, and a retry with the same idempotency key answers duplicate', async ({
+    admin: blocker,
+    redisStore: store,
+  }) => {
     await blocker.ping();
-    store = await RedisStore.open({ url: server.url, commandTimeoutMs: 200 });
-  });
-  afterAll(async () => {
-    await store.close();
-    blocker.disconnect();
-    await server.stop();
-  });
-
-  it('rejects with maybeCommitted, and a retry with the same idempotency key answers duplicate', async () => {
     // A commit sent while a script keeps Redis busy times out on the client but runs afterwards. (Should the
     // commit overtake the busy script under load, it simply commits: try again on a fresh session.)
     let sessionId = '';

@@ -1,29 +1,29 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, vi } from 'vitest';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { StoreDataError } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 const drafts = (count: number): ValidatedDraft[] =>
   Array.from({ length: count }, (_, index) => ({ type: 'test/event', data: { index } }));
 
+/** What the store reported. */
+const reported: Error[] = [];
+const it = test.extend(
+  'redisStoreOptions',
+  { scope: 'file' },
+  { onError: (error: Error) => void reported.push(error) },
+);
+
 describe('RedisStore data verification and epoch edge cases', () => {
-  let server: RedisServer;
   let redis: Redis;
   let store: RedisStore;
-  const reported: Error[] = [];
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new Redis(server.url);
-    store = await RedisStore.open({ url: server.url, onError: (error) => void reported.push(error) });
-  });
-  afterAll(async () => {
-    await store.close();
-    redis.disconnect();
-    await server.stop();
+  it.beforeAll(({ admin, redisStore }) => {
+    redis = admin;
+    store = redisStore;
   });
 
   it('gives a log whose epoch key vanished a new epoch with its next commit, keeping the events readable', async () => {

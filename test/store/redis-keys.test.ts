@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { CommittedBatch, ValidatedDraft } from '../../server/store/event-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { test as it } from '../helpers/fixtures.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 const drafts = (label: string): ValidatedDraft[] => [{ type: 'test/event', data: { label } }];
@@ -15,40 +15,36 @@ function hashTag(key: string): string | undefined {
 }
 
 describe('RedisStore key layout', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  let defaultPrefix: RedisStore;
-  let tenantA: RedisStore;
-  let tenantB: RedisStore;
+  it('puts every key of a session under one hash tag, with the prefix (default sh:)', async ({
+    redis: server,
+    admin: redis,
+  }) => {
+    // Opened without a key prefix (the fixtures' stores always get one).
+    const defaultPrefix = await RedisStore.open({ url: server.url });
+    try {
+      const sessionId = 'user:42/chat 😀 [x]*?';
+      await defaultPrefix.commit({ sessionId, expectedSeq: 0, events: drafts('x'), idempotencyKey: 'k' });
+      const keys = (await redis.keys('sh:*')).sort();
+      expect(keys).toEqual([`sh:{${sessionId}}:epoch`, `sh:{${sessionId}}:idem`, `sh:{${sessionId}}:log`]);
+      for (const key of keys) expect(hashTag(key)).toBe(sessionId);
+      expect(hashTag(defaultPrefix.keys(sessionId).channel)).toBe(sessionId);
+      expect(await redis.type(`sh:{${sessionId}}:log`)).toBe('stream');
+      const [[id]] = (await redis.xrange(`sh:{${sessionId}}:log`, '-', '+')) as [[string, string[]]];
+      expect(id).toBe('0-1');
+    } finally {
+      await defaultPrefix.close();
+    }
+  });
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new Redis(server.url);
-    defaultPrefix = await RedisStore.open({ url: server.url });
+  it('keeps stores with different key prefixes apart: logs, epochs and notifications', async ({
+    redis: server,
+    admin: redis,
+    openRedisStore,
+  }) => {
     // A template connection's own key prefix and laziness do not leak into the store.
     const template = new Redis(server.url, { keyPrefix: 'ignored:', lazyConnect: true });
-    tenantA = await RedisStore.open({ redis: template, keyPrefix: 'a:' });
-    tenantB = await RedisStore.open({ url: server.url, keyPrefix: 'b:' });
-  });
-  afterAll(async () => {
-    await Promise.all([defaultPrefix.close(), tenantA.close(), tenantB.close()]);
-    redis.disconnect();
-    await server.stop();
-  });
-
-  it('puts every key of a session under one hash tag, with the prefix (default sh:)', async () => {
-    const sessionId = 'user:42/chat 😀 [x]*?';
-    await defaultPrefix.commit({ sessionId, expectedSeq: 0, events: drafts('x'), idempotencyKey: 'k' });
-    const keys = (await redis.keys('sh:*')).sort();
-    expect(keys).toEqual([`sh:{${sessionId}}:epoch`, `sh:{${sessionId}}:idem`, `sh:{${sessionId}}:log`]);
-    for (const key of keys) expect(hashTag(key)).toBe(sessionId);
-    expect(hashTag(defaultPrefix.keys(sessionId).channel)).toBe(sessionId);
-    expect(await redis.type(`sh:{${sessionId}}:log`)).toBe('stream');
-    const [[id]] = (await redis.xrange(`sh:{${sessionId}}:log`, '-', '+')) as [[string, string[]]];
-    expect(id).toBe('0-1');
-  });
-
-  it('keeps stores with different key prefixes apart: logs, epochs and notifications', async () => {
+    const tenantA = await openRedisStore({ redis: template, keyPrefix: 'a:' });
+    const tenantB = await openRedisStore({ keyPrefix: 'b:' });
     const received: CommittedBatch[] = [];
     tenantB.watch('shared', { onCommitted: (batch) => received.push(batch), onResync: () => {} });
     const headA = await tenantA.commit({ sessionId: 'shared', expectedSeq: 0, events: drafts('a0') });
@@ -66,7 +62,7 @@ describe('RedisStore key layout', () => {
     expect(await redis.keys('ignored:*')).toEqual([]);
   });
 
-  it('refuses a key prefix with braces', () => {
+  it('refuses a key prefix with braces', ({ redis: server }) => {
     expect(() => new RedisStore({ url: server.url, keyPrefix: 'x{y}:' })).toThrow(
       expect.objectContaining({ code: 'BAD_REQUEST' }),
     );

@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { CommittedBatch, ValidatedDraft } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const WAIT = { timeout: 10_000, interval: 5 };
 const drafts = (label: string, count = 1): ValidatedDraft[] =>
   Array.from({ length: count }, (_, index) => ({ type: 'test/event', data: { label, index } }));
+
+const it = test.extend('keyPrefix', { scope: 'file' }, 'own:');
 
 /**
  * The Redis engine's watchers see its own commits like any other node's: through pub/sub, exactly once, in order
  * (the hub's own commits reach its subscribers from the append pipeline, not from the store: see session-channel).
  */
 describe('RedisStore: own commits to local watchers', () => {
-  let server: RedisServer;
   let a: RedisStore;
   let b: RedisStore;
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    a = await RedisStore.open({ url: server.url, keyPrefix: 'own:' });
-    b = await RedisStore.open({ url: server.url, keyPrefix: 'own:' });
-  });
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await server.stop();
+  it.beforeAll(async ({ openRedisStore }) => {
+    a = await openRedisStore();
+    b = await openRedisStore();
   });
 
   it('delivers its own commits exactly once, in order with other nodes', async () => {

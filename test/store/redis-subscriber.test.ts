@@ -1,32 +1,26 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, vi } from 'vitest';
 import type { CommittedBatch } from '../../server/store/event-store.ts';
-import { RedisStore } from '../../server/store/redis/redis-store.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import type { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const WAIT = { timeout: 15_000, interval: 50 };
 
+/** What the stores reported. */
+const reported: Error[] = [];
+const it = test
+  .extend('keyPrefix', { scope: 'file' }, 'sub:')
+  .extend('redisStoreOptions', { scope: 'file' }, { onError: (error: Error) => void reported.push(error) });
+
 /** The notification (subscriber) connection of the Redis engine: its failures must be visible, never silent. */
 describe('RedisStore notification connection', () => {
-  let server: RedisServer;
   let admin: Redis;
-  const stores: RedisStore[] = [];
-  const reported: Error[] = [];
-  const open = async (user: string): Promise<RedisStore> => {
-    const url = `redis://${user}:pw@127.0.0.1:${server.port}`;
-    const store = await RedisStore.open({ url, keyPrefix: 'sub:', onError: (error) => void reported.push(error) });
-    stores.push(store);
-    return store;
-  };
+  /** Opens a store on the file's Redis that connects as `user` (password `pw`). */
+  let open: (user: string) => Promise<RedisStore>;
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    admin.disconnect();
-    await server.stop();
+  it.beforeAll(({ redis, admin: connection, openRedisStore }) => {
+    admin = connection;
+    open = (user) => openRedisStore({ url: `redis://${user}:pw@127.0.0.1:${redis.port}` });
   });
 
   it('fails reads of a watched session while its SUBSCRIBE is refused, and retries it', async () => {
