@@ -6,8 +6,7 @@ import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { SessionLocation, SubscriberClaim } from './session-location.ts';
-import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
-import { NO_EPOCH, type CommittedBatch, type EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, type CommittedBatch, type EventStore, type StoredPage } from '../store/event-store.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -191,12 +190,12 @@ export class SessionChannel {
   }
 
   /**
-   * A subscriber's catch-up read: the page from `fromSeq` of at most `limit` events. A page of another epoch than
+   * A subscriber's catch-up read: the stored page from `fromSeq` of at most `limit` events. A page of another epoch than
    * the channel's means the channel is behind (the store lost or replaced the session without a notice reaching
    * it): it re-checks the head, which resets its subscribers.
    */
-  async readCatchUp(fromSeq: number, limit: number): Promise<EncodedEventPage> {
-    const page = await this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
+  async readCatchUp(fromSeq: number, limit: number): Promise<StoredPage> {
+    const page = await this.#deps.store.readStoredPage(this.sessionId, fromSeq, limit);
     if ((page.epoch ?? NO_EPOCH) !== this.#epoch) this.#requestResync('catch-up read another epoch');
     return page;
   }

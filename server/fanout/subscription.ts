@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
-import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
+import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
@@ -343,8 +343,15 @@ export class Subscription implements ChannelListener {
     if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
     this.#deps.metrics.catchUpReads.inc();
     const limit = this.#readLimit;
-    const page = this.#channel!.readCatchUp(fromSeq, limit);
-    return { generation: this.#generation, fromSeq, limit, page };
+    return { generation: this.#generation, fromSeq, limit, page: this.#encodedPage(fromSeq, limit) };
+  }
+
+  /**
+   * Read the stored page from `fromSeq` through the channel and make it the page catch-up sends: its bodies are
+   * verified (a corrupted one rejects with `StoreDataError`) and spliced into msgpack events, never decoded.
+   */
+  #encodedPage(fromSeq: number, limit: number): Promise<EncodedEventPage> {
+    return this.#channel!.readCatchUp(fromSeq, limit).then((stored) => new EncodedEventPage(this.sessionId, stored));
   }
 
   /**
@@ -364,7 +371,7 @@ export class Subscription implements ChannelListener {
   #readAhead(fromSeq: number): void {
     this.#deps.metrics.catchUpReads.inc();
     const limit = this.#readLimit;
-    const page = this.#channel!.readCatchUp(fromSeq, limit);
+    const page = this.#encodedPage(fromSeq, limit);
     page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
     this.#ahead = { generation: this.#generation, fromSeq, limit, page };
   }
