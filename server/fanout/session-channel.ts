@@ -162,7 +162,7 @@ export class SessionChannel {
    * further ahead is not told that the log is shorter than what it holds.
    */
   async locate<T>(claim: SubscriberClaim, answer: (location: SessionLocation) => T): Promise<T> {
-    // A client told that the session had no epoch yet claims none: its copy holds no events of any epoch.
+    // A client told that the session had no epoch yet claims none: its copy holds no events at all.
     const claimed = claim.epoch === NO_EPOCH ? undefined : claim.epoch;
     if (claimed !== undefined && claimed !== this.#epoch) {
       // The client holds an epoch this channel does not: either the client is behind (it is reset), or the channel

@@ -13,8 +13,8 @@ const EMPTY = new Uint8Array(0);
  */
 const SPLICE_OVERHEAD_BYTES = 72;
 
-/** What scanning a page's bodies found, shared with its slices. */
-interface Scanned {
+/** What scanning a page's bodies found, shared with its slices (`EncodedEventPage.slice`). */
+export interface ScannedBodies {
   /** `MARKS_PER_BODY` marks per body (event-splice.ts); meaningless for the bodies in `decoded`. */
   readonly marks: Int32Array;
   /** Events of the bodies that did not scan (decoded and verified when the page was made), by index. */
@@ -39,11 +39,11 @@ export class EncodedEventPage {
   readonly #sessionId: string;
   readonly #bodies: readonly Uint8Array[];
   readonly #times: readonly number[];
-  readonly #scanned: Scanned;
+  readonly #scanned: ScannedBodies;
   #events: readonly SessionEvent[] | undefined;
 
   /** `scanned`: what scanning these very bodies found (a slice of a page made already). */
-  constructor(sessionId: string, page: StoredPage, scanned?: Scanned) {
+  constructor(sessionId: string, page: StoredPage, scanned?: ScannedBodies) {
     this.#sessionId = sessionId;
     this.epoch = page.epoch;
     this.firstSeq = page.firstSeq;
@@ -129,7 +129,7 @@ export class EncodedEventPage {
     return new EncodedEventPage(this.#sessionId, page, { marks, decoded });
   }
 
-  #scan(): Scanned {
+  #scan(): ScannedBodies {
     const marks = new Int32Array(this.#bodies.length * MARKS_PER_BODY);
     const decoded = new Map<number, SessionEvent>();
     for (let index = 0; index < this.#bodies.length; index++) {
