@@ -27,7 +27,7 @@ export function eventsFrameHead(sessionId: string): Uint8Array {
 
 /**
  * A catch-up page as an `events` frame: the binary frame is built around the page's msgpack (spliced from the
- * stored bodies on the Redis engine), so the events are only turned into objects for JSON clients.
+ * stored bodies, see store/codec/encoded-page.ts), so the events are only turned into objects for JSON clients.
  */
 export class CatchUpFrame implements EventsFrame {
   readonly sessionId: string;

@@ -1,9 +1,12 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
+import { HubError } from '../hub-error.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import { NO_EPOCH, type CommittedBatch, type EventStore } from '../store/event-store.ts';
+import type { SessionLocation, SubscriberClaim } from './session-location.ts';
+import { NO_EPOCH, type CommittedBatch, type EventStore, type StoredPage } from '../store/event-store.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -75,7 +78,7 @@ export class SessionChannel {
     this.#deps = deps;
     this.#stopWatch = deps.store.watch(sessionId, {
       onCommitted: (batch) => this.#fromStore(batch),
-      onResync: () => this.requestResync('store resync'),
+      onResync: () => this.#requestResync('store resync'),
     });
     this.ready = this.#enqueue(() => this.#init());
     this.ready.catch(() => {
@@ -147,14 +150,71 @@ export class SessionChannel {
     else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
   }
 
-  /** Re-read the store from the last seq (and re-check the epoch), e.g. when a subscriber saw newer events. */
-  requestResync(reason: string): void {
-    this.#background(() => this.#resync(reason), 'resync');
+  /**
+   * Where the session is for a subscriber that claims `claim`, given to `answer` synchronously (nothing can change
+   * the channel's epoch or head between the answer's computation and `answer`): locate resolves with what `answer`
+   * returns, or rejects with what it throws. Rejects with SEQ_OUT_OF_RANGE (without calling `answer`) when the
+   * claim's `fromSeq` lies beyond the store's head + 1 in the channel's epoch.
+   *
+   * Never answers with a stale epoch: a claimed epoch the channel has not seen makes it read the store's head,
+   * and resync first when that holds another epoch than the channel's. `headSeq` is never below the store's head
+   * when `fromSeq` is ahead of the channel (the head is read then): a subscriber that moved from a node that was
+   * further ahead is not told that the log is shorter than what it holds.
+   */
+  async locate<T>(claim: SubscriberClaim, answer: (location: SessionLocation) => T): Promise<T> {
+    // A client told that the session had no epoch yet claims none: its copy holds no events at all.
+    const claimed = claim.epoch === NO_EPOCH ? undefined : claim.epoch;
+    if (claimed !== undefined && claimed !== this.#epoch) {
+      // The client holds an epoch this channel does not: either the client is behind (it is reset), or the channel
+      // is (the epoch changed without a notice reaching this node).
+      const head = await this.#deps.store.head(this.sessionId);
+      if (head.epoch !== this.#epoch) {
+        await this.#enqueue(() => this.#resync('a subscriber holds an epoch this node has not seen'));
+      }
+    }
+    let storeHeadSeq = -1;
+    if (claim.fromSeq > this.#lastSeq + 1) {
+      const claimsEpoch = claimed === undefined || claimed === this.#epoch;
+      const head = await this.#deps.store.head(this.sessionId);
+      if (claimsEpoch && claim.fromSeq > head.headSeq + 1) {
+        throw new HubError(
+          HubErrorCode.SEQ_OUT_OF_RANGE,
+          `fromSeq ${claim.fromSeq} lies beyond the head + 1 (${head.headSeq + 1})`,
+          { headSeq: head.headSeq },
+        );
+      }
+      if (head.epoch === this.#epoch) storeHeadSeq = head.headSeq;
+    }
+    const voidedEpoch = claimed !== undefined && claimed !== this.#epoch ? claimed : undefined;
+    return answer({ epoch: this.#epoch, headSeq: Math.max(this.#lastSeq, storeHeadSeq), voidedEpoch });
   }
 
-  /** `requestResync`, resolved once done (in order with the channel's other work); rejects when the store fails. */
-  resync(reason: string): Promise<void> {
-    return this.#enqueue(() => this.#resync(reason));
+  /**
+   * A subscriber's catch-up read: the stored page from `fromSeq` of at most `limit` events. A page of another epoch than
+   * the channel's means the channel is behind (the store lost or replaced the session without a notice reaching
+   * it): it re-checks the head, which resets its subscribers.
+   */
+  async readCatchUp(fromSeq: number, limit: number): Promise<StoredPage> {
+    const page = await this.#deps.store.readStoredPage(this.sessionId, fromSeq, limit);
+    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) this.#requestResync('catch-up read another epoch');
+    return page;
+  }
+
+  /**
+   * A subscriber's catch-up read from `fromSeq` came back empty and its live buffer does not cover `fromSeq`. When
+   * the channel emitted `fromSeq`, the store holds fewer events than were delivered (it lost them, or holds another
+   * epoch): the channel re-checks the head.
+   */
+  storeEndedAt(fromSeq: number): void {
+    if (fromSeq <= this.#lastSeq) this.#requestResync('catch-up found nothing where the live stream has events');
+  }
+
+  /**
+   * A subscriber caught up from the store to `lastSeq` and went live. Beyond the channel's last seq, the channel
+   * missed the store's notices: it re-reads the store from its last seq.
+   */
+  subscriberCaughtUp(lastSeq: number): void {
+    if (lastSeq > this.#lastSeq) this.#requestResync('a subscriber read past the live stream');
   }
 
   close(): void {
@@ -162,6 +222,11 @@ export class SessionChannel {
     this.#held = [];
     clearTimeout(this.#retryTimer);
     this.#stopWatch();
+  }
+
+  /** Re-read the store from the last seq (and re-check the epoch), in order with the channel's other work. */
+  #requestResync(reason: string): void {
+    this.#background(() => this.#resync(reason), 'resync');
   }
 
   #enqueue(task: () => Promise<void>): Promise<void> {
@@ -187,7 +252,7 @@ export class SessionChannel {
     this.#retryTimer = setTimeout(
       () => {
         this.#retryTimer = undefined;
-        if (!this.#closed) this.requestResync('retry after store error');
+        if (!this.#closed) this.#requestResync('retry after store error');
       },
       backoffDelay(this.#failures++, RESYNC_RETRY),
     );

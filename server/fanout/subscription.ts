@@ -6,8 +6,9 @@ import type { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
-import type { EncodedEventPage } from '../store/codec/encoded-page.ts';
-import { NO_EPOCH, StoreDataError, type EventStore } from '../store/event-store.ts';
+import type { SessionLocation } from './session-location.ts';
+import { EncodedEventPage } from '../store/codec/encoded-page.ts';
+import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -23,7 +24,6 @@ export interface SubscriberSink {
 }
 
 export interface SubscriptionDeps {
-  readonly store: EventStore;
   readonly sink: SubscriberSink;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
@@ -83,7 +83,9 @@ function pause(ms: number): Promise<void> {
 
 /**
  * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
- * with no gap and no duplicate at the hand-over.
+ * with no gap and no duplicate at the hand-over. The channel is its one source: where the session is (`locate`),
+ * the pages (`readCatchUp`), the live batches; what the subscriber finds that the channel may not know it reports
+ * (`storeEndedAt`, `subscriberCaughtUp`), and the channel decides what to do about it.
  *
  * The listener is on the channel before the first read, so every live batch committed during catch-up is
  * buffered (a bounded suffix of the channel's contiguous stream). When a store read comes back short, the
@@ -131,49 +133,32 @@ export class Subscription implements ChannelListener {
 
   /**
    * Answer the subscribe request (`subscribed`, or `reset` first when the epoch differs) and start the catch-up.
-   * Throws SEQ_OUT_OF_RANGE (nothing sent) when `fromSeq` lies beyond the head + 1.
-   *
-   * `subscribed.headSeq` is never below the store's head when `fromSeq` is ahead of this node's channel (the
-   * head is read then): a subscriber that moved from a node that was further ahead is not told that the log is
-   * shorter than what it holds.
+   * Throws SEQ_OUT_OF_RANGE (nothing sent) when `fromSeq` lies beyond the head + 1, and `unsubscribedMeanwhile`
+   * (nothing sent) when the subscription was closed while the channel located the session.
    */
   async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
     this.#channel = channel;
-    // A client told that the session had no epoch yet claims none: its copy holds no events of any epoch.
-    const claimed = params.epoch === NO_EPOCH ? undefined : params.epoch;
-    if (claimed !== undefined && claimed !== channel.epoch) {
-      // The client holds an epoch this node's channel does not: either the client is behind (reset it), or the
-      // channel is (the epoch changed without a notice reaching this node). Never answer with a stale epoch.
-      const head = await this.#deps.store.head(this.sessionId);
-      if (head.epoch !== channel.epoch) await channel.resync('a subscriber holds an epoch this node has not seen');
-    }
-    let storeHeadSeq = -1;
-    if (params.fromSeq > channel.lastSeq + 1) {
-      const claimsEpoch = claimed === undefined || claimed === channel.epoch;
-      const head = await this.#deps.store.head(this.sessionId);
-      if (claimsEpoch && params.fromSeq > head.headSeq + 1) {
-        throw new HubError(
-          HubErrorCode.SEQ_OUT_OF_RANGE,
-          `fromSeq ${params.fromSeq} lies beyond the head + 1 (${head.headSeq + 1})`,
-          { headSeq: head.headSeq },
-        );
-      }
-      if (head.epoch === channel.epoch) storeHeadSeq = head.headSeq;
-    }
+    const claim = { epoch: params.epoch, fromSeq: params.fromSeq };
+    await channel.locate(claim, (location) => this.#answer(params.requestId, location));
+  }
+
+  /**
+   * Called synchronously with the channel's answer: the channel's epoch and head cannot change until the
+   * `subscribed` (and `reset`) are sent and the catch-up has started.
+   */
+  #answer(requestId: number, location: SessionLocation): void {
     if (this.#state === 'closed') throw unsubscribedMeanwhile(this.sessionId);
-    // From here on everything is synchronous: the channel's epoch and head cannot change underneath.
-    this.#epoch = channel.epoch;
-    this.#clientEpoch = channel.epoch;
-    const epochChanged = claimed !== undefined && claimed !== channel.epoch;
+    this.#epoch = location.epoch;
+    this.#clientEpoch = location.epoch;
     this.#deps.sink.send({
       type: 'subscribed',
-      id: params.requestId,
+      id: requestId,
       sessionId: this.sessionId,
-      epoch: channel.epoch,
-      headSeq: Math.max(channel.lastSeq, storeHeadSeq),
+      epoch: location.epoch,
+      headSeq: location.headSeq,
     });
-    if (epochChanged) {
-      this.#sendReset(channel.epoch, `epoch ${claimed} is no longer valid`);
+    if (location.voidedEpoch !== undefined) {
+      this.#sendReset(location.epoch, `epoch ${location.voidedEpoch} is no longer valid`);
       this.#nextSeq = 0;
     }
     this.#startCatchUp();
@@ -272,7 +257,7 @@ export class Subscription implements ChannelListener {
   /**
    * Page the store from `nextSeq` until the subscriber can go live. Any failure (store down, a page that does not
    * start at `nextSeq`) is logged and the read is retried with backoff: a catch-up never stops half-way. A page of
-   * another epoch is never sent: the channel re-checks the head (and resets this subscriber) meanwhile.
+   * another epoch is never sent: the channel, which read it, re-checks the head (and resets this subscriber).
    */
   async #catchUp(generation: number): Promise<void> {
     let failures = 0;
@@ -325,10 +310,7 @@ export class Subscription implements ChannelListener {
     const read = this.#readPage(this.#nextSeq);
     const page = await read.page;
     if (generation !== this.#generation) return 0;
-    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) {
-      this.#channel!.requestResync('catch-up read another epoch');
-      return retryMinMs;
-    }
+    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) return retryMinMs;
     if (this.#deps.sink.behind) {
       // The client fell behind while the page was read: keep it for after the drain (nothing more is queued).
       this.#ahead = read;
@@ -349,8 +331,8 @@ export class Subscription implements ChannelListener {
     if (fresh < read.limit && this.#tryGoLive()) return 'live';
     if (fresh > 0) return 0;
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
-    // lost its data). Have it re-check the head, and pause instead of re-reading in a tight loop.
-    this.#channel!.requestResync('catch-up found nothing where the live stream has events');
+    // lost its data). Tell it, and pause instead of re-reading in a tight loop.
+    this.#channel!.storeEndedAt(this.#nextSeq);
     return retryMinMs;
   }
 
@@ -361,8 +343,15 @@ export class Subscription implements ChannelListener {
     if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
     this.#deps.metrics.catchUpReads.inc();
     const limit = this.#readLimit;
-    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
-    return { generation: this.#generation, fromSeq, limit, page };
+    return { generation: this.#generation, fromSeq, limit, page: this.#encodedPage(fromSeq, limit) };
+  }
+
+  /**
+   * Read the stored page from `fromSeq` through the channel and make it the page catch-up sends: its bodies are
+   * verified (a corrupted one rejects with `StoreDataError`) and spliced into msgpack events, never decoded.
+   */
+  #encodedPage(fromSeq: number, limit: number): Promise<EncodedEventPage> {
+    return this.#channel!.readCatchUp(fromSeq, limit).then((stored) => new EncodedEventPage(this.sessionId, stored));
   }
 
   /**
@@ -382,7 +371,7 @@ export class Subscription implements ChannelListener {
   #readAhead(fromSeq: number): void {
     this.#deps.metrics.catchUpReads.inc();
     const limit = this.#readLimit;
-    const page = this.#deps.store.readEncodedPage(this.sessionId, fromSeq, limit);
+    const page = this.#encodedPage(fromSeq, limit);
     page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
     this.#ahead = { generation: this.#generation, fromSeq, limit, page };
   }
@@ -402,7 +391,7 @@ export class Subscription implements ChannelListener {
     for (const batch of pending) this.#sendBatch(batch);
     this.#state = 'live';
     this.#deps.sink.send({ type: 'live', sessionId: this.sessionId, headSeq: this.#nextSeq - 1 });
-    if (this.#nextSeq - 1 > channel.lastSeq) channel.requestResync('a subscriber read past the live stream');
+    channel.subscriberCaughtUp(this.#nextSeq - 1);
     return true;
   }
 

@@ -1,6 +1,5 @@
 import type { PresenceStore } from './presence-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
-import type { EncodedEventPage } from './codec/encoded-page.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
 export type { ValidatedDraft } from '../../shared/index.ts';
@@ -150,6 +149,27 @@ export interface EventPage {
   readonly events: readonly SessionEvent[];
 }
 
+/**
+ * A page of a session's events as the store keeps them, read atomically with their epoch: for a reader that
+ * forwards the events without turning them into objects (the hub's catch-up). Event `i` has seq `firstSeq + i`,
+ * commit time `times[i]` and stored body `bodies[i]`.
+ */
+export interface StoredPage {
+  /** The session's epoch at the time of the read; undefined when the session has none (and the page is empty). */
+  readonly epoch: string | undefined;
+  /** Seq of the first event: the read's `fromSeq` (seqs are contiguous, checked by the store). */
+  readonly firstSeq: number;
+  /**
+   * Each event's body as stored: the msgpack array `[type, data]`, `[type, data, surfaceOp]` or
+   * `[type, data, surfaceOp | nil, sourceEventSeqs]` (`codec/event-codec.ts`). Returned as it is, not decoded:
+   * whoever reads a body verifies it (`decodeEventBody`, or `codec/encoded-page.ts`, which scans and splices it),
+   * and a bad one throws `StoreDataError` there.
+   */
+  readonly bodies: readonly Uint8Array[];
+  /** Each event's commit time (epoch ms). */
+  readonly times: readonly number[];
+}
+
 export interface StoreWatchHandlers {
   /** Events committed by any node. Batches of one session arrive in commit order but may skip (missed notice). */
   onCommitted(batch: CommittedBatch): void;
@@ -196,12 +216,12 @@ export interface EventStore {
    */
   readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
   /**
-   * `readPage` for a reader that forwards the events in msgpack (the hub's catch-up): the same events, verified
-   * the same way, as stored bodies with their seq and time; `store/codec/` turns them into msgpack (the Redis
-   * engine splices the stored bodies instead of decoding them into objects and encoding those again). The seam
-   * knows nothing of frames: the caller wraps the events.
+   * The events of `readPage` as stored: each one's seq, commit time and stored body, with the epoch, in one atomic
+   * step. Everything but the bodies is verified as `readPage` verifies it (contiguous seqs from `fromSeq`, the
+   * fields, the time); the bodies are what the store holds (see `StoredPage.bodies`). The seam knows nothing of the
+   * wire: `codec/encoded-page.ts` turns the page into msgpack events, the caller into frames.
    */
-  readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage>;
+  readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */

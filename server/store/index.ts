@@ -1,5 +1,4 @@
 export * from './event-store.ts';
-export type { EncodedEventPage } from './codec/encoded-page.ts';
 export * from './session-id.ts';
 export { MemoryBackend } from './memory/memory-backend.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory/memory-store.ts';

@@ -256,9 +256,9 @@ class StalledReads extends MemoryStore {
     this.release = resolve;
   });
 
-  override async readEncodedPage(sessionId: string, fromSeq: number, limit: number) {
+  override async readStoredPage(sessionId: string, fromSeq: number, limit: number) {
     await this.#gate;
-    return super.readEncodedPage(sessionId, fromSeq, limit);
+    return super.readStoredPage(sessionId, fromSeq, limit);
   }
 }
 

@@ -6,8 +6,8 @@ import { CatchUpFrame, eventsFrameHead } from '../../server/fanout/events-frame.
 import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import type { RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
-import { encodedStreamPage } from '../../server/store/redis/redis-encoded-page.ts';
+import { EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
+import { streamEntryParts, type RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
 
 const drafts: ValidatedDraft[] = [
   { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { text: 'naïve café ☕ 🚀', i: 2 ** 53 - 1 } } },
@@ -41,9 +41,10 @@ describe('catch-up events frames', () => {
     const store = new MemoryStore();
     const committed = await store.commit({ sessionId: 'séance 1', expectedSeq: 0, events: drafts });
     if (committed.status !== 'committed') throw new Error(committed.status);
+    const entries = streamEntryParts('séance 1', 70_000, storedEntries(70_000, 1_767_225_600_123));
     const pages = [
-      await store.readEncodedPage('séance 1', 0, 10),
-      encodedStreamPage('séance 1', 'epoch', 70_000, storedEntries(70_000, 1_767_225_600_123)),
+      new EncodedEventPage('séance 1', await store.readStoredPage('séance 1', 0, 10)),
+      new EncodedEventPage('séance 1', { epoch: 'epoch', firstSeq: 70_000, ...entries }),
     ];
     for (const page of pages) {
       const frame = new CatchUpFrame('séance 1', page);

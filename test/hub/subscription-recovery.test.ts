@@ -39,7 +39,7 @@ function setup(store: MemoryStore, pageSize = 100) {
   const sink = recordingSink();
   const subscription = new Subscription(
     { sessionId: 's', fromSeq: 0 },
-    { store, sink, logger, metrics, pageSize, maxFrameBytes: 1024 * 1024, maxBufferedLiveEvents: 1000 },
+    { sink, logger, metrics, pageSize, maxFrameBytes: 1024 * 1024, maxBufferedLiveEvents: 1000 },
   );
   return { channels, sink, subscription };
 }

@@ -11,6 +11,8 @@ import {
   type ValidatedDraft,
 } from '../../server/store/event-store.ts';
 import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
+import { EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
+import { decodeEventBody, toSessionEvent } from '../../server/store/codec/event-codec.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 
@@ -476,10 +478,10 @@ export function describeEventStoreConformance(name: string, it: BackendTest): vo
       expect((await a.commitGroup({ sessionId, expectedSeq: 2, batches })).status).toBe('committed');
     });
 
-    it('reads encoded pages: the events of readPage, and their msgpack byte for byte', async () => {
+    it('reads stored pages: the events of readPage as stored bodies with seq and time, spliced byte for byte', async () => {
       const sessionId = newSession();
-      const none = await a.readEncodedPage(sessionId, 0, 10);
-      expect([none.epoch, none.count, none.events()]).toEqual([undefined, 0, []]);
+      const none = await a.readStoredPage(sessionId, 0, 10);
+      expect(none).toEqual({ epoch: undefined, firstSeq: 0, bodies: [], times: [] });
       const varied: ValidatedDraft[] = [
         { type: 'test/event', data: { text: 'héllo wörld 😀 日本', big: 2 ** 53 - 1, small: -(2 ** 31) - 1 } },
         { type: 'test/event', data: { nested: [[{ a: [1.5, null, true] }]], 2: 'two', 1: 'one', b: {} } },
@@ -499,11 +501,18 @@ export function describeEventStoreConformance(name: string, it: BackendTest): vo
         [20, 10],
         [24, 10],
       ] as const) {
-        const page = await b.readEncodedPage(sessionId, fromSeq, limit);
+        const stored = await b.readStoredPage(sessionId, fromSeq, limit);
         const plain = await b.readPage(sessionId, fromSeq, limit);
-        expect(page.epoch).toBe(epoch);
+        expect(stored.epoch).toBe(epoch);
+        expect(stored.firstSeq).toBe(fromSeq);
+        expect(stored.times).toEqual(plain.events.map((event) => event.time));
+        const decoded = stored.bodies.map((body, index) =>
+          toSessionEvent(decodeEventBody(body, 'conformance'), fromSeq + index, stored.times[index]!),
+        );
+        expect(decoded).toEqual(plain.events);
+        // What the hub's catch-up makes of it: the same events, and their msgpack byte for byte.
+        const page = new EncodedEventPage(sessionId, stored);
         expect(page.count).toBe(plain.events.length);
-        if (page.count > 0) expect(page.firstSeq).toBe(fromSeq);
         expect(page.events()).toEqual(plain.events);
         const encoded = Buffer.from(encodeMsgpackValue(plain.events));
         expect(Buffer.from(page.msgpack()).equals(encoded)).toBe(true);
@@ -511,8 +520,8 @@ export function describeEventStoreConformance(name: string, it: BackendTest): vo
         expect(Buffer.from(page.msgpack(head)).equals(Buffer.concat([head, encoded]))).toBe(true);
       }
       await a.deleteSession(sessionId);
-      expect((await b.readEncodedPage(sessionId, 0, 10)).epoch).toBeUndefined();
-      await expect(a.readEncodedPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      expect((await b.readStoredPage(sessionId, 0, 10)).epoch).toBeUndefined();
+      await expect(a.readStoredPage(sessionId, -1, 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
 
     it('answers ping while the backend is up', async () => {

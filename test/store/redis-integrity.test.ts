@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, vi } from 'vitest';
 import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { StoreDataError } from '../../server/store/event-store.ts';
+import { EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
 import type { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { test } from '../helpers/fixtures.ts';
 
@@ -41,8 +42,11 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await expect(store.read('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     await expect(store.read('garbage', 1, 10)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
     await expect(store.readPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
-    await expect(store.readEncodedPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
-    expect((await store.readEncodedPage('garbage', 0, 1)).count).toBe(1);
+    // A stored page hands the bodies over as stored: the codec that reads them refuses the bad one.
+    const stored = await store.readStoredPage('garbage', 0, 10);
+    expect(stored.bodies).toHaveLength(2);
+    expect(() => new EncodedEventPage('garbage', stored)).toThrow(StoreDataError);
+    expect(new EncodedEventPage('garbage', await store.readStoredPage('garbage', 0, 1)).count).toBe(1);
     expect(await store.read('garbage', 0, 1)).toHaveLength(1);
   });
 
@@ -51,7 +55,7 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await store.commit({ sessionId: 'gap', expectedSeq: 0, events: drafts(1) });
     await redis.xadd(log, '5-1', 'e', Buffer.from([0x92, 0xa3, 0x61, 0x2f, 0x62, 0xc0]), 't', '1');
     await expect(store.read('gap', 0, 10)).rejects.toThrow(/unexpected stream entry id 5-1/);
-    await expect(store.readEncodedPage('gap', 0, 10)).rejects.toThrow(/unexpected stream entry id 5-1/);
+    await expect(store.readStoredPage('gap', 0, 10)).rejects.toThrow(/unexpected stream entry id 5-1/);
     await expect(store.commit({ sessionId: 'gap', expectedSeq: 2, events: drafts(3) })).rejects.toBeInstanceOf(
       StoreDataError,
     );

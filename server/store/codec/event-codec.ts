@@ -5,17 +5,17 @@ import type { JsonValue, SessionEvent, SurfaceOp } from '../../../shared/index.t
 import { StoreDataError, type ValidatedDraft } from '../event-store.ts';
 
 /**
- * Binary form of one event's body in the Redis engine: a msgpack array
- * `[type, data]`, `[type, data, surfaceOp]` or `[type, data, surfaceOp | nil, sourceEventSeqs]`.
- * `seq` and `time` are not in the body: the seq is the stream entry id, the time a field of the entry (and a
- * header of published batches).
+ * Binary form of one event's stored body (what the Redis engine keeps, and what both engines return in a
+ * `StoredPage`): a msgpack array `[type, data]`, `[type, data, surfaceOp]` or
+ * `[type, data, surfaceOp | nil, sourceEventSeqs]`. `seq` and `time` are not in the body: the seq is the stream
+ * entry id, the time a field of the entry (and a header of published batches).
  */
 const encoder = new Packr({ useRecords: false, mapsAsObjects: true });
 // Decode maps as Map: msgpackr renames a `__proto__` key when it builds objects; we build them ourselves.
 const decoder = new Packr({ useRecords: false, mapsAsObjects: false });
 
-/** Encode one validated draft's body. */
-export function encodeEventBody(draft: ValidatedDraft): Buffer {
+/** Encode the body of one validated draft (or of a committed event: its seq and time are left out). */
+export function encodeEventBody(draft: ValidatedDraft | SessionEvent): Buffer {
   const body: unknown[] = [draft.type, draft.data];
   if (draft.sourceEventSeqs !== undefined) body.push(draft.surfaceOp ?? null, draft.sourceEventSeqs);
   else if (draft.surfaceOp !== undefined) body.push(draft.surfaceOp);

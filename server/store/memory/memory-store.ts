@@ -1,5 +1,4 @@
 import type { SessionEvent } from '../../../shared/index.ts';
-import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import {
   NO_EPOCH,
@@ -14,6 +13,7 @@ import {
   type KeyLookupRequest,
   type KnownKey,
   type SessionHead,
+  type StoredPage,
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { MemoryBackend, type MemorySession } from './memory-backend.ts';
@@ -123,9 +123,18 @@ export class MemoryStore implements EventStore {
     return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
   }
 
-  /** `readPage`, encoded on demand (subclasses that override `readPage` are read through it). */
-  async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
-    return new DecodedEventPage(await this.readPage(sessionId, fromSeq, limit), fromSeq);
+  /**
+   * `readPage` with each event's body encoded as the Redis engine stores it (subclasses that override `readPage`
+   * are read through it).
+   */
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+    const { epoch, events } = await this.readPage(sessionId, fromSeq, limit);
+    return {
+      epoch,
+      firstSeq: events[0]?.seq ?? fromSeq,
+      bodies: events.map((event) => encodeEventBody(event)),
+      times: events.map((event) => event.time),
+    };
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {

@@ -17,12 +17,11 @@ import {
   type KeyLookupRequest,
   type KnownKey,
   type SessionHead,
+  type StoredPage,
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { DecodedEventPage, type EncodedEventPage } from '../codec/encoded-page.ts';
-import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
-import { encodedStreamPage } from './redis-encoded-page.ts';
+import { decodeStreamEntries, streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
 import { toStoreError } from './redis-errors.ts';
 import {
   checkKeyPrefix,
@@ -307,10 +306,10 @@ export class RedisStore implements EventStore {
     return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
   }
 
-  async readEncodedPage(sessionId: string, fromSeq: number, limit: number): Promise<EncodedEventPage> {
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
-    if (epoch === '') return new DecodedEventPage({ epoch: undefined, events: [] }, fromSeq);
-    return encodedStreamPage(sessionId, epoch, fromSeq, entries);
+    if (epoch === '') return { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] };
+    return { epoch, firstSeq: fromSeq, ...streamEntryParts(sessionId, fromSeq, entries) };
   }
 
   /**
