@@ -1,5 +1,6 @@
 import type { EventDraft } from '../shared/events.ts';
 import { encodeFrame, encodeMsgpackValue } from '../shared/codec.ts';
+import { arrayHeaderLength, writeArrayHeader } from '../shared/msgpack-header.ts';
 import type { AppendRequest } from '../shared/protocol.ts';
 
 /**
@@ -22,20 +23,11 @@ export function encodedDraft(draft: EventDraft): Uint8Array {
 /** The msgpack array of an append's drafts, from each draft's cached msgpack. */
 export function encodeDraftArray(drafts: readonly EventDraft[]): Uint8Array {
   const parts = drafts.map(encodedDraft);
-  const count = parts.length;
-  const headerBytes = count < 0x10 ? 1 : count < 0x10000 ? 3 : 5;
+  const headerBytes = arrayHeaderLength(parts.length);
   let length = headerBytes;
   for (const part of parts) length += part.byteLength;
   const array = new Uint8Array(length);
-  const view = new DataView(array.buffer);
-  if (count < 0x10) array[0] = 0x90 | count;
-  else if (count < 0x10000) {
-    array[0] = 0xdc;
-    view.setUint16(1, count);
-  } else {
-    array[0] = 0xdd;
-    view.setUint32(1, count);
-  }
+  writeArrayHeader(array, 0, parts.length);
   let offset = headerBytes;
   for (const part of parts) {
     array.set(part, offset);

@@ -2,7 +2,7 @@ import { type SessionEvent } from '../../../shared/index.ts';
 import { encodeMsgpackValue } from '../../../shared/codec.ts';
 import type { StoredPage } from '../event-store.ts';
 import { decodeEventBody, toSessionEvent } from './event-codec.ts';
-import { arrayHeaderLength, writeArrayHeader } from './msgpack-array-header.ts';
+import { arrayHeaderLength, writeArrayHeader } from '../../../shared/msgpack-header.ts';
 import { MARKS_PER_BODY, scanEventBody, splicedEventLength, writeSplicedEvent } from './event-splice.ts';
 
 const EMPTY = new Uint8Array(0);

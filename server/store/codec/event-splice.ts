@@ -1,5 +1,5 @@
 import { NOT_CANONICAL, scanJsonValue, scanSeq, scanUtf8 } from './msgpack-scan.ts';
-import { writeTag16, writeTag32 } from './msgpack-array-header.ts';
+import { writeTag16, writeTag32 } from '../../../shared/msgpack-header.ts';
 
 /**
  * The msgpack encoding of a stored event with its seq and time, spliced from its stored body instead of decoded

@@ -2,7 +2,7 @@ import { Cluster, type Redis } from 'ioredis';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
 import { encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
-import { msgpackArrayHeader } from '../codec/msgpack-array-header.ts';
+import { msgpackArrayHeader } from '../../../shared/msgpack-header.ts';
 import {
   StoreDataError,
   StoreRequestError,
@@ -231,7 +231,8 @@ export class RedisStore implements EventStore {
       args.push(batch.idempotencyKey ?? '', String(batch.events.length));
       count += batch.events.length;
     });
-    args.push(msgpackArrayHeader(count));
+    const header = msgpackArrayHeader(count);
+    args.push(Buffer.from(header.buffer, header.byteOffset, header.byteLength));
     for (const batch of batches) for (const draft of batch.events) args.push(encodeEventBody(draft));
     const reply = await this.#call('commit', true, () =>
       this.#replicaWait === undefined ? this.#redis.shCommit(...args) : this.#replicaWait.commit(args),

@@ -1,3 +1,4 @@
+/** msgpack headers written by hand where frames are built from encoded parts (the SDK's appends, the hub's pages). */
 /** Bytes of the msgpack array header for `count` elements (fixarray, array 16 or array 32). */
 export function arrayHeaderLength(count: number): number {
   return count < 0x10 ? 1 : count < 0x10000 ? 3 : 5;
@@ -31,8 +32,8 @@ export function writeArrayHeader(target: Uint8Array, pos: number, count: number)
 }
 
 /** The msgpack array header for `count` elements: prefix it to `count` concatenated bodies to get one array. */
-export function msgpackArrayHeader(count: number): Buffer {
-  const header = Buffer.alloc(arrayHeaderLength(count));
+export function msgpackArrayHeader(count: number): Uint8Array {
+  const header = new Uint8Array(arrayHeaderLength(count));
   writeArrayHeader(header, 0, count);
   return header;
 }
