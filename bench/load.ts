@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FanoutWriter } from './clients/types.ts';
 
 export interface OpenLoopOptions {
   /** Offered rate, operations per second (fixed: it does not slow down when the system under test does). */
@@ -84,4 +85,39 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
   };
   await Promise.all(Array.from({ length: options.concurrency }, (_, index) => worker(index)));
   return { units, windowMs: options.durationMs, unitsPerSec: (units * 1000) / options.durationMs };
+}
+
+/**
+ * One writer appending one event at a time at a fixed rate (open loop, `runOpenLoop`) for `durationMs`;
+ * `onAck(intendedMs)` is called for each acknowledged append. Resolves, once every append settled, with the number
+ * that failed. Stops early when more than 10,000 wait for their ack.
+ */
+export async function appendAtRate(
+  writer: FanoutWriter,
+  ratePerSec: number,
+  durationMs: number,
+  onAck: (intendedMs: number) => void,
+): Promise<number> {
+  const pending = new Set<Promise<void>>();
+  let errors = 0;
+  await runOpenLoop({
+    ratePerSec,
+    durationMs,
+    fire: (intendedMs, index) => {
+      const done: Promise<void> = writer.append(index, intendedMs).then(
+        () => {
+          onAck(intendedMs);
+          pending.delete(done);
+        },
+        () => {
+          errors++;
+          pending.delete(done);
+        },
+      );
+      pending.add(done);
+    },
+    abort: () => pending.size > 10_000,
+  });
+  await Promise.all(pending);
+  return errors;
 }

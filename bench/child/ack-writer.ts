@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { hubRawSystem } from '../clients/hub-raw.ts';
-import { runOpenLoop } from '../load.ts';
+import { appendAtRate } from '../load.ts';
 import { LatencyRecorder, type LatencySummary } from '../stats.ts';
 
 export interface AckWriterConfig {
@@ -25,28 +25,10 @@ async function run(config: AckWriterConfig): Promise<AckWriterResult> {
   const writer = await hubRawSystem.writer(config.port, config.sessionId);
   const latency = new LatencyRecorder();
   const started = performance.now();
-  const pending = new Set<Promise<void>>();
-  let errors = 0;
   try {
-    await runOpenLoop({
-      ratePerSec: config.ratePerSec,
-      durationMs: config.warmupMs + config.durationMs,
-      fire: (intendedMs, index) => {
-        const done: Promise<void> = writer.append(index, intendedMs).then(
-          () => {
-            if (intendedMs - started >= config.warmupMs) latency.recordMs(performance.now() - intendedMs);
-            pending.delete(done);
-          },
-          () => {
-            errors++;
-            pending.delete(done);
-          },
-        );
-        pending.add(done);
-      },
-      abort: () => pending.size > 10_000,
+    const errors = await appendAtRate(writer, config.ratePerSec, config.warmupMs + config.durationMs, (intendedMs) => {
+      if (intendedMs - started >= config.warmupMs) latency.recordMs(performance.now() - intendedMs);
     });
-    await Promise.all(pending);
     return { ok: true, ackLatency: latency.summary(), errors };
   } finally {
     writer.close();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ServerProcess } from '../child/spawn.ts';
 import { cpuMs, type ChildSample } from '../child/messages.ts';
 import type { Closable, FanoutWriter } from '../clients/types.ts';
-import { runOpenLoop } from '../load.ts';
+import { appendAtRate } from '../load.ts';
 import { atMost, type Row } from '../report.ts';
 import { stopAll, xaddRelayTarget, type BenchContext, type SystemTarget } from '../targets.ts';
 
@@ -44,7 +44,6 @@ export async function runWarmupCase(
   const [server] = await target.start(1);
   if (server === undefined) throw new Error('no server');
   const closables: Closable[] = [];
-  let errors = 0;
   try {
     const port = server.ports[0]!;
     const sessionId = `bench-warmup-${Date.now()}`;
@@ -52,29 +51,10 @@ export async function runWarmupCase(
     const writer: FanoutWriter = await target.system.writer(port, sessionId);
     closables.push(writer);
     let acked = 0;
-    const pending = new Set<Promise<void>>();
     await server.mark();
     const started = performance.now();
     const samples = sampleAt(server, windows.slice(1), started, () => acked);
-    await runOpenLoop({
-      ratePerSec,
-      durationMs: windows.at(-1)!,
-      fire: (intendedMs, index) => {
-        const done: Promise<void> = writer.append(index, intendedMs).then(
-          () => {
-            acked++;
-            pending.delete(done);
-          },
-          () => {
-            errors++;
-            pending.delete(done);
-          },
-        );
-        pending.add(done);
-      },
-      abort: () => pending.size > 10_000,
-    });
-    await Promise.all(pending);
+    const errors = await appendAtRate(writer, ratePerSec, windows.at(-1)!, () => acked++);
     return { ratePerSec, windows: toWindows(windows, await samples), errors };
   } finally {
     for (const closable of closables) closable.close();
