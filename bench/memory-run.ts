@@ -13,7 +13,8 @@ export interface IdleMemoryResult {
   readonly heapPerConnectionBytes: number;
 }
 
-async function connectAll(target: SystemTarget, port: number, count: number, label: string): Promise<Closable[]> {
+/** Open `count` idle subscribers (each to its own session `${label}-i`), 100 at a time. */
+export async function connectAll(target: SystemTarget, port: number, count: number, label: string): Promise<Closable[]> {
   const connections: Closable[] = [];
   for (let first = 0; first < count; first += 100) {
     const batch = Array.from({ length: Math.min(100, count - first) }, (_, offset) =>

@@ -7,7 +7,7 @@ export interface ChildReady {
   readonly ports: readonly number[];
 }
 
-export type ChildOperation = 'mark' | 'sample' | 'gc' | 'stop';
+export type ChildOperation = 'mark' | 'sample' | 'gc' | 'snapshot' | 'stop';
 
 export interface ChildRequest {
   readonly kind: 'request';
@@ -28,6 +28,8 @@ export interface ChildSample {
   readonly heapUsedBytes: number;
   /** The CPU profile of the window, when profiling (`npm run bench -- --profile`). */
   readonly profileFile?: string;
+  /** The heap snapshot written after GC (`snapshot`). */
+  readonly snapshotFile?: string;
 }
 
 export interface ChildReply {
