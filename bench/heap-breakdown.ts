@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/heap-breakdown.ts [--connections 2000] [--build dist|source] [--top 30] [--keep]`:
+ * `node --conditions=source --import tsx bench/heap-breakdown.ts [--connections 2000] [--build dist|source] [--top 30] [--settle 1000] [--keep]`:
  * where the hub's memory per idle subscribed connection goes. Starts a bench Redis and one hub child (compiled
  * `dist/` by default, rebuilt when stale; `--build source` runs the TypeScript sources through tsx), opens and
  * closes a warm-up round of 200 connections, writes a heap snapshot after full GC, opens `connections` idle
@@ -19,7 +19,7 @@ import { RedisServer } from '../test/helpers/redis-server.ts';
 import { ensureDistBuild, type HubBuild } from './dist-build.ts';
 import { diffGroups, HeapSnapshot } from './heap-snapshot.ts';
 import { hubTarget } from './hub-target.ts';
-import { connectAll } from './memory-run.ts';
+import { connectAll, settledSample } from './memory-run.ts';
 import { stopAll } from './targets.ts';
 
 /** Objects whose dominated bytes are reported as theirs (first match from the object up the dominator tree). */
@@ -42,6 +42,8 @@ interface Options {
   readonly build: HubBuild;
   readonly top: number;
   readonly keep: boolean;
+  /** Sample every this many ms after the last connection subscribed until the heap settles, then snapshot. */
+  readonly settleMs: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -49,6 +51,7 @@ function parseOptions(argv: readonly string[]): Options {
   let build: HubBuild = 'dist';
   let top = 30;
   let keep = false;
+  let settleMs = 1000;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index];
     const value = (): string => {
@@ -59,14 +62,17 @@ function parseOptions(argv: readonly string[]): Options {
     if (arg === '--connections') connections = Number.parseInt(value(), 10);
     else if (arg === '--top') top = Number.parseInt(value(), 10);
     else if (arg === '--keep') keep = true;
+    else if (arg === '--settle') settleMs = Number.parseInt(value(), 10);
     else if (arg === '--build') {
       const chosen = value();
       if (chosen !== 'dist' && chosen !== 'source') throw new Error('--build is dist or source');
       build = chosen;
     } else throw new Error(`unknown option ${String(arg)}`);
   }
-  if (!(connections > 0) || !(top > 0)) throw new Error('--connections and --top must be positive');
-  return { connections, build, top, keep };
+  if (!(connections > 0) || !(top > 0) || !(settleMs >= 0)) {
+    throw new Error('--connections and --top must be positive, --settle not negative');
+  }
+  return { connections, build, top, keep, settleMs };
 }
 
 function log(line: string): void {
@@ -74,12 +80,15 @@ function log(line: string): void {
 }
 
 const bytes = (value: number): string => value.toFixed(0);
-const count = (value: number): string => (Math.abs(value - Math.round(value)) < 0.005 ? value.toFixed(0) : value.toFixed(2));
+const count = (value: number): string =>
+  Math.abs(value - Math.round(value)) < 0.005 ? value.toFixed(0) : value.toFixed(2);
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join(
-    '\n',
-  );
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 async function main(options: Options): Promise<void> {
@@ -104,7 +113,7 @@ async function main(options: Options): Promise<void> {
     heapBefore = first.heapUsedBytes;
     log(`snapshot with no connection: ${first.snapshotFile!}`);
     const open = await connectAll(target, port, options.connections, label);
-    await sleep(1000);
+    await settledSample(server, first.heapUsedBytes, options.settleMs);
     const second = await server.heapSnapshot();
     heapAfter = second.heapUsedBytes;
     log(`snapshot with ${options.connections} idle subscribers: ${second.snapshotFile!}`);

@@ -216,7 +216,7 @@ function dominators(
     }
     return a;
   };
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let index = 1; index < order.length; index++) {
       const node = order[index]!;

@@ -55,8 +55,7 @@ export async function runMemory(
 /** Table rows of the memory scenario (pure). */
 export function memoryRows(results: MemoryResults): Row[] {
   const kib = (bytes: number | undefined): number | null => (bytes === undefined ? null : bytes / 1024);
-  const connections =
-    results.hub?.connections ?? results.hubSource?.connections ?? results.socketio?.connections ?? 0;
+  const connections = results.hub?.connections ?? results.hubSource?.connections ?? results.socketio?.connections ?? 0;
   const scenario = `memory, ${connections.toLocaleString('en-US')} idle subscribers`;
   const rss = kib(results.hub?.rssPerConnectionBytes);
   const socketIoRss = kib(results.socketio?.rssPerConnectionBytes);

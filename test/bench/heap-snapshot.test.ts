@@ -3,7 +3,18 @@ import { diffGroups, HeapSnapshot } from '../../bench/heap-snapshot.ts';
 
 /** A hand-made snapshot in V8's format: root → Connection → (Object, closure → string), root → Other → Object. */
 function tinySnapshot(): string {
-  const nodeTypes = ['hidden', 'array', 'string', 'object', 'code', 'closure', 'regexp', 'number', 'native', 'synthetic'];
+  const nodeTypes = [
+    'hidden',
+    'array',
+    'string',
+    'object',
+    'code',
+    'closure',
+    'regexp',
+    'number',
+    'native',
+    'synthetic',
+  ];
   const edgeTypes = ['context', 'element', 'property', 'internal', 'hidden', 'shortcut', 'weak'];
   const strings = ['', 'Connection', 'Object', 'onMessage', 'Other', 'x', 'field'];
   const node = (type: string, name: number, id: number, size: number, edges: number): number[] => [
