@@ -13,6 +13,9 @@ export interface IdleMemoryResult {
   /** (RSS after − RSS before) / connections, both after full GC. */
   readonly rssPerConnectionBytes: number;
   readonly heapPerConnectionBytes: number;
+  /** V8 heap committed (used and free) per connection: RSS minus this is native memory (sockets, malloc). */
+  readonly heapTotalPerConnectionBytes: number;
+  readonly externalPerConnectionBytes: number;
 }
 
 /** Open `count` idle subscribers (each to its own session `${label}-i`), 100 at a time. */
@@ -85,6 +88,8 @@ export async function measureIdleMemory(
       heapAfterBytes: after.heapUsedBytes,
       rssPerConnectionBytes: (after.rssBytes - before.rssBytes) / connections,
       heapPerConnectionBytes: (after.heapUsedBytes - before.heapUsedBytes) / connections,
+      heapTotalPerConnectionBytes: (after.heapTotalBytes - before.heapTotalBytes) / connections,
+      externalPerConnectionBytes: (after.externalBytes - before.externalBytes) / connections,
     };
   } finally {
     await stopAll([server]);

@@ -40,6 +40,8 @@ export async function serveInChild(start: () => Promise<ChildServer>): Promise<v
       lagMaxMs: delay.count === 0 ? 0 : delay.max / 1e6,
       rssBytes: memory.rss,
       heapUsedBytes: memory.heapUsed,
+      heapTotalBytes: memory.heapTotal,
+      externalBytes: memory.external,
     };
   };
   const profiler = WindowProfiler.fromEnv();
