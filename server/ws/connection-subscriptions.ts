@@ -90,7 +90,11 @@ class Entry implements SubscriptionDeps {
 export class ConnectionSubscriptions {
   readonly context: SubscriptionsContext;
   readonly connection: SubscriptionsOwner;
-  /** Created with the first subscription (a connection that only appends never needs it). */
+  /**
+   * The subscriptions by session: a connection holds one (a UI watching an agent), none (a writer), rarely more.
+   * The first is kept in `#only`; the map is made for the second one and holds all of them from then on.
+   */
+  #only: Entry | undefined;
   #entries: Map<string, Entry> | undefined;
 
   constructor(context: SubscriptionsContext, connection: SubscriptionsOwner) {
@@ -99,12 +103,35 @@ export class ConnectionSubscriptions {
   }
 
   get size(): number {
-    return this.#entries?.size ?? 0;
+    return this.#entries?.size ?? (this.#only === undefined ? 0 : 1);
   }
 
   /** The sessions subscribed to (a snapshot). */
   get sessionIds(): string[] {
-    return this.#entries === undefined ? [] : [...this.#entries.keys()];
+    if (this.#entries !== undefined) return [...this.#entries.keys()];
+    return this.#only === undefined ? [] : [this.#only.subscription.sessionId];
+  }
+
+  #get(sessionId: string): Entry | undefined {
+    if (this.#entries !== undefined) return this.#entries.get(sessionId);
+    return this.#only?.subscription.sessionId === sessionId ? this.#only : undefined;
+  }
+
+  #add(sessionId: string, entry: Entry): void {
+    if (this.#entries !== undefined) this.#entries.set(sessionId, entry);
+    else if (this.#only === undefined) this.#only = entry;
+    else {
+      this.#entries = new Map([
+        [this.#only.subscription.sessionId, this.#only],
+        [sessionId, entry],
+      ]);
+      this.#only = undefined;
+    }
+  }
+
+  #delete(sessionId: string): void {
+    if (this.#entries !== undefined) this.#entries.delete(sessionId);
+    else if (this.#only?.subscription.sessionId === sessionId) this.#only = undefined;
   }
 
   /**
@@ -115,11 +142,10 @@ export class ConnectionSubscriptions {
     ready.catch(() => undefined); // surfaced below
     const { sessionId } = request;
     const { context } = this;
-    const entries = (this.#entries ??= new Map());
-    if (entries.has(sessionId)) {
+    if (this.#get(sessionId) !== undefined) {
       throw new HubError(HubErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${sessionId}`);
     }
-    if (entries.size >= context.maxSubscriptions) {
+    if (this.size >= context.maxSubscriptions) {
       throw new HubError(
         HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
         `a connection may hold at most ${context.maxSubscriptions} subscriptions`,
@@ -130,28 +156,28 @@ export class ConnectionSubscriptions {
     const fromSeq = request.fromSeq ?? 0;
     const entry = new Entry(this, sessionId, fromSeq);
     const { subscription } = entry;
-    entries.set(sessionId, entry);
+    this.#add(sessionId, entry);
     context.metrics.subscriptions.inc();
     try {
       await ready;
-      if (entries.get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
+      if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
       const channel = await context.channels.acquire(sessionId, subscription);
       entry.channel = channel;
-      if (entries.get(sessionId) !== entry) {
+      if (this.#get(sessionId) !== entry) {
         context.channels.release(channel, subscription);
         throw unsubscribedMeanwhile(sessionId);
       }
       await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
-      if (entries.get(sessionId) === entry) this.#watch(sessionId, entry, request);
+      if (this.#get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
-      if (entries.get(sessionId) === entry) this.#remove(sessionId, entry);
+      if (this.#get(sessionId) === entry) this.#remove(sessionId, entry);
       throw error;
     }
   }
 
   /** End a subscription; throws NOT_SUBSCRIBED when there is none. */
   unsubscribe(sessionId: string): void {
-    const entry = this.#entries?.get(sessionId);
+    const entry = this.#get(sessionId);
     if (entry === undefined) throw new HubError(HubErrorCode.NOT_SUBSCRIBED, `not subscribed to ${sessionId}`);
     this.#remove(sessionId, entry);
   }
@@ -159,13 +185,14 @@ export class ConnectionSubscriptions {
   /** A subscription ended itself on an error (see `Entry.onFailed`): drop it and tell the client. */
   failed(entry: Entry, error: HubError): void {
     const { sessionId } = entry.subscription;
-    if (this.#entries?.get(sessionId) !== entry) return;
+    if (this.#get(sessionId) !== entry) return;
     this.#remove(sessionId, entry);
     this.context.metrics.errors.inc({ code: error.code });
     this.connection.send(errorMessage(error, undefined, sessionId));
   }
 
   closeAll(): void {
+    if (this.#only !== undefined) this.#remove(this.#only.subscription.sessionId, this.#only);
     if (this.#entries === undefined) return;
     for (const [sessionId, entry] of this.#entries) this.#remove(sessionId, entry);
   }
@@ -186,7 +213,7 @@ export class ConnectionSubscriptions {
     const { context } = this;
     entry.unfollow?.();
     if (entry.watcherId !== undefined) context.presence.leave(sessionId, entry.watcherId);
-    this.#entries?.delete(sessionId);
+    this.#delete(sessionId);
     context.nodeSubscriptions.give();
     context.metrics.subscriptions.dec();
     entry.subscription.close();

@@ -84,8 +84,8 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
   readonly #request: RequestInfo;
   readonly #subscriptions: ConnectionSubscriptions;
   readonly #guard: ConnectionGuard;
-  /** Keeps pipelined appends in order across retry-later failures. */
-  readonly #fences = new AppendFences();
+  /** Keeps pipelined appends in order across retry-later failures (made on the first append). */
+  #fences: AppendFences | undefined;
 
   constructor(ws: WebSocket, context: ConnectionContext, request: RequestInfo, upgradeToken: UpgradeToken) {
     this.#ws = ws;
@@ -226,10 +226,18 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
         return;
       }
       this.#state = 'authenticating';
-      this.#helloDone = this.#hello(message).catch((error: unknown) => {
-        this.#fail(error);
-        return false;
-      });
+      // Frames that arrive meanwhile wait for it; once it settled (ready or closed) nothing needs it any more.
+      this.#helloDone = this.#hello(message).then(
+        (ok) => {
+          this.#helloDone = undefined;
+          return ok;
+        },
+        (error: unknown) => {
+          this.#helloDone = undefined;
+          this.#fail(error);
+          return false;
+        },
+      );
       return;
     }
     if (this.#state === 'authenticating') {
@@ -292,8 +300,9 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
 
   async #append(message: AppendRequest): Promise<void> {
     let outcome: AppendOutcome;
+    const fences = (this.#fences ??= new AppendFences());
     try {
-      this.#fences.admit(message.sessionId, message.idempotencyKey, message.after);
+      fences.admit(message.sessionId, message.idempotencyKey, message.after);
       this.#guard.checkAppend();
       this.#context.principalRate?.checkAppend(this.#principal, this.#request.remoteAddress);
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
@@ -305,7 +314,7 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
       const keyOwner = this.#principal?.subject ?? '';
       outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
     } catch (error) {
-      this.#fences.failed(message.sessionId, message.idempotencyKey, error);
+      fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
     }
     const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
