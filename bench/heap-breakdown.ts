@@ -1,5 +1,6 @@
 /**
- * `node --conditions=source --import tsx bench/heap-breakdown.ts [--connections 2000] [--build dist|source] [--top 30] [--settle 1000] [--keep]`:
+ * `node --conditions=source --import tsx bench/heap-breakdown.ts [--connections 2000] [--build dist|source] [--top 30] [--settle 1000] [--keep]
+ * [--snapshots before.heapsnapshot after.heapsnapshot]`:
  * where the hub's memory per idle subscribed connection goes. Starts a bench Redis and one hub child (compiled
  * `dist/` by default, rebuilt when stale; `--build source` runs the TypeScript sources through tsx), opens and
  * closes a warm-up round of 200 connections, writes a heap snapshot after full GC, opens `connections` idle
@@ -13,7 +14,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisServer } from '../test/helpers/redis-server.ts';
 import { ensureDistBuild, type HubBuild } from './dist-build.ts';
@@ -22,12 +23,18 @@ import { hubTarget } from './hub-target.ts';
 import { connectAll, settledSample } from './memory-run.ts';
 import { stopAll } from './targets.ts';
 
-/** Objects whose dominated bytes are reported as theirs (first match from the object up the dominator tree). */
+/**
+ * Objects whose dominated bytes are reported as theirs (first match from the object up the dominator tree): the
+ * per-connection objects, then the node-wide registries whose growth is per-session state (their map entries).
+ */
 const OWNERS = [
   'Connection',
   'ConnectionSubscriptions',
+  'Entry',
   'Subscription',
   'ConnectionGuard',
+  'OutboundGate',
+  'Pino',
   'SessionChannel',
   'WebSocket',
   'Receiver',
@@ -35,6 +42,12 @@ const OWNERS = [
   'Socket',
   'TCP',
   'IncomingMessage',
+  'ChannelRegistry',
+  'WatcherRegistry',
+  'RedisNotifications',
+  'SubscriptionSet',
+  'PresenceTracker',
+  'WebSocketServer',
 ];
 
 interface Options {
@@ -44,6 +57,8 @@ interface Options {
   readonly keep: boolean;
   /** Sample every this many ms after the last connection subscribed until the heap settles, then snapshot. */
   readonly settleMs: number;
+  /** Analyse these two snapshots (before, after) instead of running a hub. */
+  readonly snapshots?: readonly [string, string];
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -52,6 +67,7 @@ function parseOptions(argv: readonly string[]): Options {
   let top = 30;
   let keep = false;
   let settleMs = 1000;
+  let snapshots: [string, string] | undefined;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index];
     const value = (): string => {
@@ -63,6 +79,7 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === '--top') top = Number.parseInt(value(), 10);
     else if (arg === '--keep') keep = true;
     else if (arg === '--settle') settleMs = Number.parseInt(value(), 10);
+    else if (arg === '--snapshots') snapshots = [value(), value()];
     else if (arg === '--build') {
       const chosen = value();
       if (chosen !== 'dist' && chosen !== 'source') throw new Error('--build is dist or source');
@@ -72,7 +89,7 @@ function parseOptions(argv: readonly string[]): Options {
   if (!(connections > 0) || !(top > 0) || !(settleMs >= 0)) {
     throw new Error('--connections and --top must be positive, --settle not negative');
   }
-  return { connections, build, top, keep, settleMs };
+  return { connections, build, top, keep, settleMs, ...(snapshots === undefined ? {} : { snapshots }) };
 }
 
 function log(line: string): void {
@@ -91,7 +108,8 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   ].join('\n');
 }
 
-async function main(options: Options): Promise<void> {
+/** Run a hub, take the two snapshots, and return their files. */
+async function takeSnapshots(options: Options): Promise<[string, string]> {
   if (options.build === 'dist') ensureDistBuild(log);
   const snapshotDir = mkdtempSync(join(tmpdir(), 'hub-heap-'));
   process.env['BENCH_SNAPSHOT_DIR'] = snapshotDir;
@@ -101,8 +119,6 @@ async function main(options: Options): Promise<void> {
   if (server === undefined) throw new Error('no hub');
   const port = server.ports[0]!;
   const label = `heap-${Date.now()}`;
-  let before: HeapSnapshot;
-  let after: HeapSnapshot;
   try {
     const warmup = await connectAll(target, port, 200, `${label}-warmup`);
     for (const connection of warmup) connection.close();
@@ -114,12 +130,23 @@ async function main(options: Options): Promise<void> {
     const second = await server.heapSnapshot();
     log(`snapshot with ${options.connections} idle subscribers: ${second.snapshotFile!}`);
     for (const connection of open) connection.close();
-    before = HeapSnapshot.read(first.snapshotFile!);
-    after = HeapSnapshot.read(second.snapshotFile!);
+    return [first.snapshotFile!, second.snapshotFile!];
+  } catch (error) {
+    if (!options.keep) rmSync(snapshotDir, { recursive: true, force: true });
+    throw error;
   } finally {
     await stopAll([server]);
     await redis.stop();
-    if (!options.keep) rmSync(snapshotDir, { recursive: true, force: true });
+    if (options.keep) log(`snapshots kept in ${snapshotDir}`);
+  }
+}
+
+async function main(options: Options): Promise<void> {
+  const files = options.snapshots ?? (await takeSnapshots(options));
+  const before = HeapSnapshot.read(files[0]);
+  const after = HeapSnapshot.read(files[1]);
+  if (options.snapshots === undefined && !options.keep) {
+    rmSync(dirname(files[0]), { recursive: true, force: true });
   }
   const per = options.connections;
   const isOwner = (name: string): boolean => OWNERS.includes(name);
@@ -152,7 +179,10 @@ async function main(options: Options): Promise<void> {
     '',
     table(
       ['owner › kind', 'objects', 'self bytes'],
-      ownedKinds.slice(0, options.top).map((group) => [group.label, count(group.count), bytes(group.bytes)]),
+      ownedKinds
+        .filter((group) => Math.abs(group.bytes) >= 1)
+        .slice(0, options.top)
+        .map((group) => [group.label, count(group.count), bytes(group.bytes)]),
     ),
     '',
     `### Average retained size per instance (with ${per} connections open)`,
@@ -163,7 +193,6 @@ async function main(options: Options): Promise<void> {
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  if (options.keep) log(`snapshots kept in ${snapshotDir}`);
 }
 
 await main(parseOptions(process.argv.slice(2)));
