@@ -1,17 +1,29 @@
 /**
  * Child-process entry of one hub node for the bench (see child/probe.ts for the IPC): a `RedisStore` on
  * BENCH_CONFIG.redisUrl (or the Redis Cluster of BENCH_CONFIG.redisCluster) and `createHub` on 127.0.0.1, a free port. Logs at LOG_LEVEL (default warn).
+ * The hub is the TypeScript sources (run through tsx, like the bench) or, with BENCH_CONFIG.build `dist`, the
+ * compiled package (`dist/server/index.js`, what `session-hub/server` resolves to once installed; see
+ * bench/dist-build.ts).
  */
-import { createHub, RedisStore } from '../server/index.ts';
 import { serveInChild } from './child/probe.ts';
+import type { HubBuild } from './dist-build.ts';
+import type * as ServerIndex from '../server/index.ts';
 
 export interface HubProcessConfig {
   readonly redisUrl: string;
   readonly redisCluster?: readonly string[];
   readonly nodeName: string;
+  /** Which hub to run (default `source`). */
+  readonly build?: HubBuild;
 }
 
+type ServerModule = typeof ServerIndex;
+
 const config = JSON.parse(process.env['BENCH_CONFIG'] ?? '{}') as HubProcessConfig;
+const { createHub, RedisStore } =
+  config.build === 'dist'
+    ? ((await import(new URL('../dist/server/index.js', import.meta.url).href)) as ServerModule)
+    : await import('../server/index.ts');
 
 await serveInChild(async () => {
   const store = await RedisStore.open(

@@ -1,5 +1,6 @@
 import { HubClient, type HubClientState } from '../client/index.ts';
 import { ServerProcess } from './child/spawn.ts';
+import type { HubBuild } from './dist-build.ts';
 import { catchUpSession, HubRawConnection, hubRawSystem } from './clients/hub-raw.ts';
 import type { BenchAppender, BenchContext, HubTarget } from './targets.ts';
 import { benchBatch } from './workload.ts';
@@ -34,19 +35,23 @@ async function rawAppender(port: number): Promise<BenchAppender> {
   };
 }
 
-/** The hub: each node a child process (`hub-process.ts`) on the bench Redis (or the context's Redis Cluster). */
-export function hubTarget(context: BenchContext): HubTarget {
+/**
+ * The hub: each node a child process (`hub-process.ts`) on the bench Redis (or the context's Redis Cluster), from
+ * the TypeScript sources or (`build: 'dist'`) the compiled package (see bench/dist-build.ts).
+ */
+export function hubTarget(context: BenchContext, build: HubBuild = 'source'): HubTarget {
   return {
     system: hubRawSystem,
     start: (nodes, options) =>
       Promise.all(
         Array.from({ length: nodes }, (_, node) => {
-          const name = `hub-${node}-${++started}`;
+          const name = `hub${build === 'dist' ? '-dist' : ''}-${node}-${++started}`;
           return ServerProcess.start({
             entry: 'hub-process.ts',
             config: {
               redisUrl: context.redisUrl,
               nodeName: name,
+              ...(build === 'dist' ? { build } : {}),
               ...(context.redisCluster === undefined ? {} : { redisCluster: context.redisCluster }),
             },
             exposeGc: options?.exposeGc === true,

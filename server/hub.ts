@@ -4,8 +4,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/protocol.ts';
 import { AppendPipeline } from './append/pipeline.ts';
-import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
-import { Connection } from './ws/connection.ts';
+import { resolveConfig, type HubConfig, type RequestInfo, type ResolvedHubConfig } from './config.ts';
+import { Connection, type ConnectionContext, type UpgradeToken } from './ws/connection.ts';
 import { createHttpHandler } from './http/routes.ts';
 import { withInspector } from './http/inspector-route.ts';
 import { PresenceTracker } from './presence/presence-tracker.ts';
@@ -139,57 +139,65 @@ export function createHub(input: HubConfig): Hub {
     },
     config.inspector ? withInspector(api, () => loadInspectorAssets(), logger) : api,
   );
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
+  // The hub tracks its connections itself: no `wss.clients` set (and its close listener) per socket.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes, clientTracking: false });
   const sweepTimer = setInterval(() => cache.sweep(), Math.max(1000, config.sessionCacheIdleMs / 2));
   sweepTimer.unref();
 
+  /** Connections that have not completed `hello`, with their place in the pending budget. */
+  const tickets = new Map<Connection, PendingTicket>();
+  // One context for every connection (a connection holds only its own state).
+  const connectionContext: ConnectionContext = {
+    store,
+    channels,
+    logger,
+    metrics,
+    pipeline,
+    auth: config.auth,
+    nodeName,
+    protocolVersions: config.protocolVersions,
+    helloTimeoutMs: limits.helloTimeoutMs,
+    limits,
+    pageSize: limits.catchUpPageSize,
+    maxFrameBytes: limits.maxFrameBytes,
+    maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
+    maxSubscriptions: limits.maxSubscriptionsPerConnection,
+    nodeSubscriptions: subscriptionBudget,
+    presence,
+    principalRate,
+    admit: (connection) => {
+      if (admitted.size >= limits.maxConnections) {
+        metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
+        return false;
+      }
+      tickets.get(connection)?.release();
+      tickets.delete(connection);
+      admitted.add(connection);
+      metrics.connections.inc();
+      return true;
+    },
+    closed: (connection) => {
+      tickets.get(connection)?.release();
+      tickets.delete(connection);
+      connections.delete(connection);
+      if (admitted.delete(connection)) metrics.connections.dec();
+    },
+  };
+
   const onConnection = (ws: WebSocket, request: IncomingMessage, ticket: PendingTicket): void => {
     if (shuttingDown) {
+      ticket.release();
       ws.close(CloseCode.GOING_AWAY, 'hub shutting down');
       return;
     }
-    const upgradeToken = readUpgradeToken(request);
-    const connection: Connection = new Connection(ws, {
-      store,
-      channels,
-      logger,
-      metrics,
-      pipeline,
-      auth: config.auth,
-      nodeName,
-      protocolVersions: config.protocolVersions,
-      helloTimeoutMs: limits.helloTimeoutMs,
-      limits,
-      pageSize: limits.catchUpPageSize,
-      maxFrameBytes: limits.maxFrameBytes,
-      maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
-      maxSubscriptions: limits.maxSubscriptionsPerConnection,
-      nodeSubscriptions: subscriptionBudget,
-      presence,
-      request: {
-        transport: 'ws',
-        headers: request.headers,
-        url: request.url ?? WS_PATH,
-        remoteAddress: request.socket.remoteAddress,
-      },
-      upgradeToken,
-      principalRate,
-      admit: () => {
-        if (admitted.size >= limits.maxConnections) {
-          metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });
-          return false;
-        }
-        ticket.release();
-        admitted.add(connection);
-        metrics.connections.inc();
-        return true;
-      },
-      onClose: (closed) => {
-        ticket.release();
-        connections.delete(closed);
-        if (admitted.delete(closed)) metrics.connections.dec();
-      },
-    });
+    const info: RequestInfo = {
+      transport: 'ws',
+      headers: request.headers,
+      url: request.url ?? WS_PATH,
+      remoteAddress: request.socket.remoteAddress,
+    };
+    const connection = new Connection(ws, connectionContext, info, readUpgradeToken(request));
+    tickets.set(connection, ticket);
     connections.add(connection);
   };
 
@@ -224,8 +232,14 @@ export function createHub(input: HubConfig): Hub {
       socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    socket.once('close', () => ticket.release());
-    wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, request, ticket));
+    // Until the connection exists (the handshake can fail), the socket's close gives the ticket back; from then on the
+    // connection's close does, and this listener is removed: it would keep the upgrade request alive.
+    const release = (): void => ticket.release();
+    socket.once('close', release);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      socket.off('close', release);
+      onConnection(ws, request, ticket);
+    });
   });
 
   const closeSockets = async (): Promise<void> => {
@@ -297,13 +311,10 @@ export function createHub(input: HubConfig): Hub {
  * The upgrade request's token, read once at the upgrade: the connection keeps the string (or the typed error of a
  * malformed `Authorization` header, thrown on `hello`), never the request itself (its socket, parser and buffers).
  */
-function readUpgradeToken(request: IncomingMessage): () => string | undefined {
+function readUpgradeToken(request: IncomingMessage): UpgradeToken {
   try {
-    const token = requestToken(request);
-    return () => token;
+    return requestToken(request);
   } catch (error) {
-    return () => {
-      throw error;
-    };
+    return { malformed: error };
   }
 }

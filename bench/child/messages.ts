@@ -7,7 +7,7 @@ export interface ChildReady {
   readonly ports: readonly number[];
 }
 
-export type ChildOperation = 'mark' | 'sample' | 'gc' | 'stop';
+export type ChildOperation = 'mark' | 'sample' | 'gc' | 'snapshot' | 'stop';
 
 export interface ChildRequest {
   readonly kind: 'request';
@@ -26,8 +26,14 @@ export interface ChildSample {
   readonly lagMaxMs: number;
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  /** V8 heap committed (used plus free space in its pages). */
+  readonly heapTotalBytes: number;
+  /** Memory of C++ objects bound to JS objects (buffers included), as V8 accounts it. */
+  readonly externalBytes: number;
   /** The CPU profile of the window, when profiling (`npm run bench -- --profile`). */
   readonly profileFile?: string;
+  /** The heap snapshot written after GC (`snapshot`). */
+  readonly snapshotFile?: string;
 }
 
 export interface ChildReply {

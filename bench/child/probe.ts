@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import type { ChildReady, ChildReply, ChildRequest, ChildSample } from './messages.ts';
 import { WindowProfiler } from './window-profiler.ts';
 
@@ -16,7 +19,8 @@ function send(message: ChildReady | ChildReply): void {
  * Child-process side of the bench: start the server, report `ready` with its ports, then answer `mark`
  * (reset CPU and event-loop counters; start a CPU profile when BENCH_PROFILE_DIR is set), `sample` (CPU, lag,
  * memory since mark; stop and write the profile), `gc` (collect, then sample; needs
- * --expose-gc) and `stop` (close the server and exit).
+ * --expose-gc), `snapshot` (collect, sample, then write a heap snapshot into BENCH_SNAPSHOT_DIR, default the
+ * temporary directory) and `stop` (close the server and exit).
  */
 export async function serveInChild(start: () => Promise<ChildServer>): Promise<void> {
   if (process.send === undefined) throw new Error('run me from the bench runner (needs an IPC channel)');
@@ -36,6 +40,8 @@ export async function serveInChild(start: () => Promise<ChildServer>): Promise<v
       lagMaxMs: delay.count === 0 ? 0 : delay.max / 1e6,
       rssBytes: memory.rss,
       heapUsedBytes: memory.heapUsed,
+      heapTotalBytes: memory.heapTotal,
+      externalBytes: memory.external,
     };
   };
   const profiler = WindowProfiler.fromEnv();
@@ -65,6 +71,13 @@ export async function serveInChild(start: () => Promise<ChildServer>): Promise<v
             await collectGarbage();
             send({ kind: 'reply', id: raw.id, sample: sample() });
             return;
+          case 'snapshot': {
+            await collectGarbage();
+            const measured = sample();
+            const snapshotFile = writeHeapSnapshot(join(process.env['BENCH_SNAPSHOT_DIR'] ?? tmpdir(), snapshotName()));
+            send({ kind: 'reply', id: raw.id, sample: { ...measured, snapshotFile } });
+            return;
+          }
           case 'stop':
             await server.stop();
             send({ kind: 'reply', id: raw.id });
@@ -82,6 +95,11 @@ export async function serveInChild(start: () => Promise<ChildServer>): Promise<v
     })();
   });
   send({ kind: 'ready', ports: server.ports });
+}
+
+let snapshots = 0;
+function snapshotName(): string {
+  return `${process.env['BENCH_PROFILE_NAME'] ?? 'server'}-${process.pid}-${++snapshots}.heapsnapshot`;
 }
 
 async function collectGarbage(): Promise<void> {

@@ -103,6 +103,13 @@ export class ServerProcess {
     return sample;
   }
 
+  /** Full GC in the child, a sample, then a heap snapshot the child writes (its path in `snapshotFile`). */
+  async heapSnapshot(): Promise<ChildSample> {
+    const sample = await this.#request('snapshot');
+    if (sample?.snapshotFile === undefined) throw new Error(`${this.name}: no snapshot`);
+    return sample;
+  }
+
   /** Close the server and wait for the process to exit. */
   async stop(): Promise<void> {
     const child = this.#child;

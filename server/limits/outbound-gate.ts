@@ -7,18 +7,21 @@ export interface GatedSocket {
   resume(): void;
 }
 
-export interface OutboundGateOptions {
+export interface OutboundGateLimits {
   readonly maxBufferedBytes: number;
   readonly stallTimeoutMs: number;
   /** How often the buffered byte count is checked while the connection is behind. Default 20 ms. */
   readonly pollMs?: number;
+}
+
+/** What the gate tells its owner (one object per connection, usually the connection's guard: no closures). */
+export interface OutboundGateEvents {
   /** The connection stopped reading for `stallTimeoutMs`: close it with SLOW_CONSUMER. Called once. */
-  readonly onStall: () => void;
+  onStall(): void;
   /** A new highest buffered byte count for this connection (for metrics). */
-  readonly onPeak?: (bufferedBytes: number) => void;
+  onPeak?(bufferedBytes: number): void;
   /** Every time the connection falls behind (for metrics and logs). */
-  readonly onBehind?: (bufferedBytes: number) => void;
-  readonly now?: () => number;
+  onBehind?(bufferedBytes: number): void;
 }
 
 /**
@@ -33,20 +36,28 @@ export interface OutboundGateOptions {
  */
 export class OutboundGate {
   readonly #socket: GatedSocket;
-  readonly #flow: OutboundFlow;
-  readonly #options: OutboundGateOptions;
+  /** Usually the node's limits object, shared by every connection. */
+  readonly #limits: OutboundGateLimits;
+  readonly #events: OutboundGateEvents;
   readonly #now: () => number;
+  /** The flow state while behind (made the first time the connection falls behind). */
+  #flow: OutboundFlow | undefined;
   #behind = false;
   #closed = false;
   #timer: NodeJS.Timeout | undefined;
-  #waiters: (() => void)[] = [];
+  #waiters: (() => void)[] | undefined;
   #peakBufferedBytes = 0;
 
-  constructor(socket: GatedSocket, options: OutboundGateOptions) {
+  constructor(
+    socket: GatedSocket,
+    limits: OutboundGateLimits,
+    events: OutboundGateEvents,
+    now: () => number = Date.now,
+  ) {
     this.#socket = socket;
-    this.#options = options;
-    this.#flow = new OutboundFlow(options);
-    this.#now = options.now ?? Date.now;
+    this.#limits = limits;
+    this.#events = events;
+    this.#now = now;
   }
 
   /** Is the connection over its outbound bound (re-checked now)? */
@@ -72,21 +83,21 @@ export class OutboundGate {
     const buffered = this.#socket.bufferedAmount;
     if (buffered > this.#peakBufferedBytes) {
       this.#peakBufferedBytes = buffered;
-      this.#options.onPeak?.(buffered);
+      this.#events.onPeak?.(buffered);
     }
-    if (this.#behind || buffered <= this.#options.maxBufferedBytes) return;
+    if (this.#behind || buffered <= this.#limits.maxBufferedBytes) return;
     this.#behind = true;
-    this.#flow.observe(buffered, this.#now());
+    (this.#flow ??= new OutboundFlow(this.#limits)).observe(buffered, this.#now());
     this.#socket.pause();
-    this.#options.onBehind?.(buffered);
-    this.#timer = setInterval(() => this.#poll(), this.#options.pollMs ?? 20);
+    this.#events.onBehind?.(buffered);
+    this.#timer = setInterval(() => this.#poll(), this.#limits.pollMs ?? 20);
     this.#timer.unref();
   }
 
   /** Resolves once the connection is under its bound again (at once when it is), or when the gate closes. */
   whenDrained(): Promise<void> {
     if (!this.behind || this.#closed) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => (this.#waiters ??= []).push(resolve));
   }
 
   /** Stop polling and release every waiter (the connection is closing). */
@@ -97,13 +108,13 @@ export class OutboundGate {
   }
 
   #poll(): void {
-    const state = this.#flow.observe(this.#socket.bufferedAmount, this.#now());
+    const state = (this.#flow ??= new OutboundFlow(this.#limits)).observe(this.#socket.bufferedAmount, this.#now());
     if (state === 'behind') return;
     this.#stopPolling();
     if (state === 'stalled') {
       this.#closed = true;
       this.#socket.resume(); // read again so the close handshake can complete
-      this.#options.onStall();
+      this.#events.onStall();
       this.#release();
       return;
     }
@@ -119,7 +130,8 @@ export class OutboundGate {
 
   #release(): void {
     const waiters = this.#waiters;
-    this.#waiters = [];
+    if (waiters === undefined) return;
+    this.#waiters = undefined;
     for (const resolve of waiters) resolve();
   }
 }

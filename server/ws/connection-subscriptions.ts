@@ -6,21 +6,17 @@ import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.
 import type { EventStore } from '../store/event-store.ts';
 import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
 import type { PresenceTracker } from '../presence/presence-tracker.ts';
-import { Subscription, unsubscribedMeanwhile, type SubscriberSink } from '../fanout/subscription.ts';
+import {
+  Subscription,
+  unsubscribedMeanwhile,
+  type SubscriberSink,
+  type SubscriptionDeps,
+} from '../fanout/subscription.ts';
 
-interface Entry {
-  readonly subscription: Subscription;
-  channel: SessionChannel | undefined;
-  /** Presence: this subscription's watcher id, and the unfollow of a subscription that follows presence. */
-  watcherId?: string | undefined;
-  unfollow?: (() => void) | undefined;
-}
-
-export interface ConnectionSubscriptionsDeps {
+/** What every connection's subscriptions share: the node's store, channels, budgets and settings. */
+export interface SubscriptionsContext {
   readonly store: EventStore;
   readonly channels: ChannelRegistry;
-  readonly sink: SubscriberSink;
-  readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pageSize: number;
   readonly maxFrameBytes: number;
@@ -29,26 +25,113 @@ export interface ConnectionSubscriptionsDeps {
   /** The node-wide budget (`maxSubscriptionsPerNode`), shared by every connection. */
   readonly nodeSubscriptions: SubscriptionBudget;
   readonly presence: PresenceTracker;
+}
+
+/** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
+export interface SubscriptionsOwner extends SubscriberSink {
+  readonly logger: Logger;
   /** Who the connection is, for presence (`anonymous` on an open hub). */
-  readonly subject: () => string;
+  readonly subject: string;
+}
+
+/**
+ * One subscription of a connection. It is also the subscription's `SubscriptionDeps` (read through to the shared
+ * context and the connection), so that an idle subscription costs this object and the `Subscription`, with no
+ * per-subscription copy of the dependencies and no closure.
+ */
+class Entry implements SubscriptionDeps {
+  readonly subscription: Subscription;
+  channel: SessionChannel | undefined;
+  /** Presence: this subscription's watcher id, and the unfollow of a subscription that follows presence. */
+  watcherId: string | undefined;
+  unfollow: (() => void) | undefined;
+  readonly #owner: ConnectionSubscriptions;
+
+  constructor(owner: ConnectionSubscriptions, sessionId: string, fromSeq: number) {
+    this.#owner = owner;
+    this.subscription = new Subscription({ sessionId, fromSeq }, this);
+  }
+
+  get store(): EventStore {
+    return this.#owner.context.store;
+  }
+
+  get sink(): SubscriberSink {
+    return this.#owner.connection;
+  }
+
+  get logger(): Logger {
+    return this.#owner.connection.logger;
+  }
+
+  get metrics(): HubMetrics {
+    return this.#owner.context.metrics;
+  }
+
+  get pageSize(): number {
+    return this.#owner.context.pageSize;
+  }
+
+  get maxFrameBytes(): number {
+    return this.#owner.context.maxFrameBytes;
+  }
+
+  get maxBufferedLiveEvents(): number {
+    return this.#owner.context.maxBufferedLiveEvents;
+  }
+
+  /** The subscription ended itself on an error: drop it and tell the client. */
+  onFailed(error: HubError): void {
+    this.#owner.failed(this, error);
+  }
 }
 
 /** The subscriptions of one connection (at most one per session). */
 export class ConnectionSubscriptions {
-  readonly #entries = new Map<string, Entry>();
-  readonly #deps: ConnectionSubscriptionsDeps;
+  readonly context: SubscriptionsContext;
+  readonly connection: SubscriptionsOwner;
+  /**
+   * The subscriptions by session: a connection holds one (a UI watching an agent), none (a writer), rarely more.
+   * The first is kept in `#only`; the map is made for the second one and holds all of them from then on.
+   */
+  #only: Entry | undefined;
+  #entries: Map<string, Entry> | undefined;
 
-  constructor(deps: ConnectionSubscriptionsDeps) {
-    this.#deps = deps;
+  constructor(context: SubscriptionsContext, connection: SubscriptionsOwner) {
+    this.context = context;
+    this.connection = connection;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#entries?.size ?? (this.#only === undefined ? 0 : 1);
   }
 
   /** The sessions subscribed to (a snapshot). */
   get sessionIds(): string[] {
-    return [...this.#entries.keys()];
+    if (this.#entries !== undefined) return [...this.#entries.keys()];
+    return this.#only === undefined ? [] : [this.#only.subscription.sessionId];
+  }
+
+  #get(sessionId: string): Entry | undefined {
+    if (this.#entries !== undefined) return this.#entries.get(sessionId);
+    return this.#only?.subscription.sessionId === sessionId ? this.#only : undefined;
+  }
+
+  #add(sessionId: string, entry: Entry): void {
+    if (this.#entries !== undefined) this.#entries.set(sessionId, entry);
+    else if (this.#only === undefined) this.#only = entry;
+    else {
+      this.#entries = new Map([
+        [this.#only.subscription.sessionId, this.#only],
+        [sessionId, entry],
+      ]);
+      this.#only = undefined;
+    }
+  }
+
+  #delete(sessionId: string): void {
+    if (this.#entries !== undefined) this.#entries.delete(sessionId);
+    else if (this.#only?.subscription.sessionId === sessionId) this.#only = undefined;
   }
 
   /**
@@ -58,66 +141,67 @@ export class ConnectionSubscriptions {
   async subscribe(request: SubscribeRequest, ready: Promise<void> = Promise.resolve()): Promise<void> {
     ready.catch(() => undefined); // surfaced below
     const { sessionId } = request;
-    if (this.#entries.has(sessionId)) {
+    const { context } = this;
+    if (this.#get(sessionId) !== undefined) {
       throw new HubError(HubErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${sessionId}`);
     }
-    if (this.#entries.size >= this.#deps.maxSubscriptions) {
+    if (this.size >= context.maxSubscriptions) {
       throw new HubError(
         HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
-        `a connection may hold at most ${this.#deps.maxSubscriptions} subscriptions`,
-        { limit: this.#deps.maxSubscriptions },
+        `a connection may hold at most ${context.maxSubscriptions} subscriptions`,
+        { limit: context.maxSubscriptions },
       );
     }
-    this.#deps.nodeSubscriptions.take();
+    context.nodeSubscriptions.take();
     const fromSeq = request.fromSeq ?? 0;
-    const subscription = new Subscription(
-      { sessionId, fromSeq },
-      { ...this.#deps, onFailed: (error) => this.#failed(entry, error) },
-    );
-    const entry: Entry = { subscription, channel: undefined };
-    this.#entries.set(sessionId, entry);
-    this.#deps.metrics.subscriptions.inc();
+    const entry = new Entry(this, sessionId, fromSeq);
+    const { subscription } = entry;
+    this.#add(sessionId, entry);
+    context.metrics.subscriptions.inc();
     try {
       await ready;
-      if (this.#entries.get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
-      const channel = await this.#deps.channels.acquire(sessionId, subscription);
+      if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
+      const channel = await context.channels.acquire(sessionId, subscription);
       entry.channel = channel;
-      if (this.#entries.get(sessionId) !== entry) {
-        this.#deps.channels.release(channel, subscription);
+      if (this.#get(sessionId) !== entry) {
+        context.channels.release(channel, subscription);
         throw unsubscribedMeanwhile(sessionId);
       }
       await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
-      if (this.#entries.get(sessionId) === entry) this.#watch(sessionId, entry, request);
+      if (this.#get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
-      if (this.#entries.get(sessionId) === entry) this.#remove(sessionId, entry);
+      if (this.#get(sessionId) === entry) this.#remove(sessionId, entry);
       throw error;
     }
   }
 
   /** End a subscription; throws NOT_SUBSCRIBED when there is none. */
   unsubscribe(sessionId: string): void {
-    const entry = this.#entries.get(sessionId);
+    const entry = this.#get(sessionId);
     if (entry === undefined) throw new HubError(HubErrorCode.NOT_SUBSCRIBED, `not subscribed to ${sessionId}`);
     this.#remove(sessionId, entry);
   }
 
-  /** A subscription ended itself on an error: drop it and tell the client (`error` with `sessionId`). */
-  #failed(entry: Entry, error: HubError): void {
+  /** A subscription ended itself on an error (see `Entry.onFailed`): drop it and tell the client. */
+  failed(entry: Entry, error: HubError): void {
     const { sessionId } = entry.subscription;
-    if (this.#entries.get(sessionId) !== entry) return;
+    if (this.#get(sessionId) !== entry) return;
     this.#remove(sessionId, entry);
-    this.#deps.metrics.errors.inc({ code: error.code });
-    this.#deps.sink.send(errorMessage(error, undefined, sessionId));
+    this.context.metrics.errors.inc({ code: error.code });
+    this.connection.send(errorMessage(error, undefined, sessionId));
   }
 
   closeAll(): void {
+    if (this.#only !== undefined) this.#remove(this.#only.subscription.sessionId, this.#only);
+    if (this.#entries === undefined) return;
     for (const [sessionId, entry] of this.#entries) this.#remove(sessionId, entry);
   }
 
   /** The subscription is a watcher of the session; with `presence: true` it also hears who else watches. */
   #watch(sessionId: string, entry: Entry, request: SubscribeRequest): void {
-    const { presence, sink } = this.#deps;
-    entry.watcherId = presence.join(sessionId, this.#deps.subject(), request.label);
+    const { presence } = this.context;
+    const sink = this.connection;
+    entry.watcherId = presence.join(sessionId, sink.subject, request.label);
     if (request.presence === true) {
       entry.unfollow = presence.follow(sessionId, (update) => {
         if (!sink.closing) sink.send({ type: 'presence', sessionId, ...update });
@@ -126,12 +210,13 @@ export class ConnectionSubscriptions {
   }
 
   #remove(sessionId: string, entry: Entry): void {
+    const { context } = this;
     entry.unfollow?.();
-    if (entry.watcherId !== undefined) this.#deps.presence.leave(sessionId, entry.watcherId);
-    this.#entries.delete(sessionId);
-    this.#deps.nodeSubscriptions.give();
-    this.#deps.metrics.subscriptions.dec();
+    if (entry.watcherId !== undefined) context.presence.leave(sessionId, entry.watcherId);
+    this.#delete(sessionId);
+    context.nodeSubscriptions.give();
+    context.metrics.subscriptions.dec();
     entry.subscription.close();
-    if (entry.channel !== undefined) this.#deps.channels.release(entry.channel, entry.subscription);
+    if (entry.channel !== undefined) context.channels.release(entry.channel, entry.subscription);
   }
 }

@@ -13,17 +13,28 @@ import { parseClientMessage, ProtocolParseError } from '../../shared/protocol-pa
 import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';
-import { ConnectionGuard, tokenExpiredError } from '../limits/connection-guard.ts';
+import { ConnectionGuard, tokenExpiredError, type GuardedConnection } from '../limits/connection-guard.ts';
 import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from '../config.ts';
-import { ConnectionSubscriptions, type ConnectionSubscriptionsDeps } from './connection-subscriptions.ts';
+import {
+  ConnectionSubscriptions,
+  type SubscriptionsContext,
+  type SubscriptionsOwner,
+} from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from '../hub-error.ts';
 import type { EventsFrame } from '../fanout/events-frame.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { batchSendsOfThisTurn } from '../../shared/send-batching.ts';
 
-export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink' | 'logger' | 'subject'> {
+/** The connection of each open socket, for the socket listeners every connection shares. */
+const sockets = new WeakMap<WebSocket, Connection>();
+
+/**
+ * What every connection of a node shares (created once by the hub): the store, the append pipeline, auth, limits,
+ * and the hub's bookkeeping of admitted connections.
+ */
+export interface ConnectionContext extends SubscriptionsContext {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pipeline: AppendPipeline;
@@ -33,91 +44,112 @@ export interface ConnectionDeps extends Omit<ConnectionSubscriptionsDeps, 'sink'
   readonly helloTimeoutMs: number;
   /** Rate, expiry and slow-consumer limits (see `ConnectionGuard`). */
   readonly limits: HubLimits;
-  readonly request: RequestInfo;
-  /** The upgrade request's token (header or query), read at `hello`; throws on a malformed one. */
-  readonly upgradeToken: () => string | undefined;
   /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
   readonly principalRate?: PrincipalRateLimits;
   /**
    * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
    * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
    */
-  readonly admit: () => boolean;
-  readonly onClose: (connection: Connection) => void;
+  admit(connection: Connection): boolean;
+  /** The connection closed (whether admitted or not). */
+  closed(connection: Connection): void;
 }
+
+/**
+ * The upgrade request's token (header or query), read once at the upgrade and used at `hello`: the token, none, or
+ * the error of a malformed one (thrown at `hello`, even when the hello carries a token).
+ */
+export type UpgradeToken = string | undefined | { readonly malformed: unknown };
 
 /**
  * One WebSocket client. The first message must be `hello` (within `helloTimeoutMs`); the reply format follows
  * the hello frame (binary → msgpack, text → JSON). Requests are served concurrently and every reply echoes `id`.
  * A frame that cannot be decoded or parsed gets an error reply (and, before hello, a close with 1002).
+ *
+ * An idle connection is what a node holds thousands of, so its state is kept small: the node-wide dependencies
+ * are one shared `ConnectionContext`, the connection is itself the sink of its subscriptions, the socket's
+ * listeners are shared functions, and what only some connections need (a logger with its bindings, the hello
+ * timer once hello is done) is created lazily or dropped.
  */
-export class Connection {
+export class Connection implements SubscriptionsOwner, GuardedConnection {
   #state: 'hello' | 'authenticating' | 'ready' | 'closed' = 'hello';
   #format: 'binary' | 'text' = 'binary';
-  #helloDone: Promise<boolean> = Promise.resolve(false);
+  #helloDone: Promise<boolean> | undefined;
   #principal: HubPrincipal | undefined;
-  readonly #helloTimer: NodeJS.Timeout;
+  #helloTimer: NodeJS.Timeout | undefined;
+  #upgradeToken: UpgradeToken;
+  /** The connection's child logger (with the remote address), made on first use. */
+  #log: Logger | undefined;
   readonly #ws: WebSocket;
-  readonly #deps: ConnectionDeps;
-  readonly #log: Logger;
+  readonly #context: ConnectionContext;
+  readonly #request: RequestInfo;
   readonly #subscriptions: ConnectionSubscriptions;
   readonly #guard: ConnectionGuard;
-  /** Keeps pipelined appends in order across retry-later failures. */
-  readonly #fences = new AppendFences();
+  /** Keeps pipelined appends in order across retry-later failures (made on the first append). */
+  #fences: AppendFences | undefined;
 
-  constructor(ws: WebSocket, deps: ConnectionDeps) {
+  constructor(ws: WebSocket, context: ConnectionContext, request: RequestInfo, upgradeToken: UpgradeToken) {
     this.#ws = ws;
-    this.#deps = deps;
-    this.#log = deps.logger.child({ remote: deps.request.remoteAddress });
-    const { metrics } = deps;
-    this.#guard = new ConnectionGuard(ws, {
-      limits: deps.limits,
-      onExpired: () => {
-        try {
-          this.#endSubscriptions(tokenExpiredError());
-        } catch (error) {
-          this.#fail(error);
-        }
-      },
-      close: (code, reason) => this.close(code, reason),
-      terminate: () => this.terminate(),
-      onLimitClose: (code) => {
-        metrics.closes.inc({ code: String(code) });
-        this.#log.warn({ code, subject: this.#principal?.subject }, 'connection closed by a limit');
-      },
-      onBufferedPeak: (bytes) => metrics.bufferedPeak(bytes),
-    });
-    const gate = this.#guard.gate;
-    this.#subscriptions = new ConnectionSubscriptions({
-      ...deps,
-      logger: this.#log,
-      subject: () => this.#principal?.subject ?? 'anonymous',
-      sink: {
-        send: (message) => this.send(message),
-        sendBatch: (batch) => this.#sendBatch(batch),
-        get behind() {
-          return gate.behind;
-        },
-        whenDrained: () => gate.whenDrained(),
-        get closing() {
-          return gate.closed || ws.readyState !== ws.OPEN;
-        },
-      },
-    });
-    this.#helloTimer = setTimeout(
-      () => this.#protocolError(undefined, 'no hello received in time'),
-      deps.helloTimeoutMs,
-    );
+    this.#context = context;
+    this.#request = request;
+    this.#upgradeToken = upgradeToken;
+    this.#guard = new ConnectionGuard(ws, context.limits, this);
+    this.#subscriptions = new ConnectionSubscriptions(context, this);
+    this.#helloTimer = setTimeout(Connection.#helloTimeout, context.helloTimeoutMs, this);
     this.#helloTimer.unref();
-    ws.on('message', (data, isBinary) => {
-      try {
-        this.#onFrame(data, isBinary);
-      } catch (error) {
-        this.#fail(error);
-      }
-    });
-    ws.on('close', () => this.#onClose());
-    ws.on('error', (error) => this.#log.debug({ err: error }, 'socket error'));
+    sockets.set(ws, this);
+    ws.on('message', Connection.#onMessage);
+    ws.on('close', Connection.#onSocketClose);
+    ws.on('error', Connection.#onSocketError);
+  }
+
+  // The socket's listeners and the hello timeout: one function each for every connection (`this` is the socket).
+  static #onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+    const connection = sockets.get(this);
+    if (connection === undefined) return;
+    try {
+      connection.#onFrame(data, isBinary);
+    } catch (error) {
+      connection.#fail(error);
+    }
+  }
+
+  static #onSocketClose(this: WebSocket): void {
+    const connection = sockets.get(this);
+    if (connection !== undefined) connection.#onClose();
+  }
+
+  static #onSocketError(this: WebSocket, error: Error): void {
+    sockets.get(this)?.logger.debug({ err: error }, 'socket error');
+  }
+
+  static #helloTimeout(connection: Connection): void {
+    connection.#protocolError(undefined, 'no hello received in time');
+  }
+
+  /** The connection's logger: the node's, bound to the remote address (made on first use). */
+  get logger(): Logger {
+    return (this.#log ??= this.#context.logger.child({ remote: this.#request.remoteAddress }));
+  }
+
+  /** Who the connection is (`anonymous` on an open hub, and before `hello`). */
+  get subject(): string {
+    return this.#principal?.subject ?? 'anonymous';
+  }
+
+  /** The connection's outbound queue is over its bound (a slow consumer). */
+  get behind(): boolean {
+    return this.#guard.gate.behind;
+  }
+
+  /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
+  whenDrained(): Promise<void> {
+    return this.#guard.gate.whenDrained();
+  }
+
+  /** The connection is closing (or cut as a slow consumer): nothing sent reaches the client any more. */
+  get closing(): boolean {
+    return this.#guard.gate.closed || this.#ws.readyState !== this.#ws.OPEN;
   }
 
   /** Close the socket (e.g. GOING_AWAY on shutdown). */
@@ -132,26 +164,47 @@ export class Connection {
     this.#ws.terminate();
   }
 
+  /** The guard: the token expired and no refresh came: end every subscription with TOKEN_EXPIRED. */
+  tokenExpired(): void {
+    try {
+      this.#endSubscriptions(tokenExpiredError());
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** The guard closed the connection for a limit. */
+  closedByLimit(code: number): void {
+    this.#context.metrics.closes.inc({ code: String(code) });
+    this.logger.warn({ code, subject: this.#principal?.subject }, 'connection closed by a limit');
+  }
+
+  /** The guard saw a new highest outbound buffer on this connection. */
+  bufferedPeak(bytes: number): void {
+    this.#context.metrics.bufferedPeak(bytes);
+  }
+
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     batchSendsOfThisTurn(this.#ws);
     this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
-    this.#deps.metrics.hot.framesSent++;
+    this.#context.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();
   }
 
-  #sendBatch(batch: EventsFrame): void {
+  /** Send an `events` frame (a live batch's shared frame, or a catch-up page). */
+  sendBatch(batch: EventsFrame): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     batchSendsOfThisTurn(this.#ws);
     this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
-    this.#deps.metrics.hot.framesSent++;
+    this.#context.metrics.hot.framesSent++;
     this.#guard.gate.noteSent();
   }
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
-    this.#deps.metrics.errors.inc({ code: error.code });
-    if (error.code === HubErrorCode.INTERNAL) this.#log.error({ err: error.cause ?? error }, 'internal error');
-    else this.#log.debug({ code: error.code, message: error.message }, 'error reply');
+    this.#context.metrics.errors.inc({ code: error.code });
+    if (error.code === HubErrorCode.INTERNAL) this.logger.error({ err: error.cause ?? error }, 'internal error');
+    else this.logger.debug({ code: error.code, message: error.message }, 'error reply');
     this.send(errorMessage(error, id, sessionId));
   }
 
@@ -174,14 +227,22 @@ export class Connection {
         return;
       }
       this.#state = 'authenticating';
-      this.#helloDone = this.#hello(message).catch((error: unknown) => {
-        this.#fail(error);
-        return false;
-      });
+      // Frames that arrive meanwhile wait for it; once it settled (ready or closed) nothing needs it any more.
+      this.#helloDone = this.#hello(message).then(
+        (ok) => {
+          this.#helloDone = undefined;
+          return ok;
+        },
+        (error: unknown) => {
+          this.#helloDone = undefined;
+          this.#fail(error);
+          return false;
+        },
+      );
       return;
     }
     if (this.#state === 'authenticating') {
-      this.#keep(this.#helloDone.then((ok) => ok && this.#dispatch(message)));
+      this.#keep((this.#helloDone ?? Promise.resolve(false)).then((ok) => ok && this.#dispatch(message)));
       return;
     }
     this.#dispatch(message);
@@ -203,8 +264,8 @@ export class Connection {
   /** A bug or an unexpected failure while serving this connection: log it, close with 1011 (INTERNAL_ERROR). */
   #fail(error: unknown): void {
     try {
-      this.#log.error({ err: error }, 'connection failed; closing it');
-      this.#deps.metrics.errors.inc({ code: HubErrorCode.INTERNAL });
+      this.logger.error({ err: error }, 'connection failed; closing it');
+      this.#context.metrics.errors.inc({ code: HubErrorCode.INTERNAL });
       this.close(CloseCode.INTERNAL_ERROR, 'internal error');
     } catch {
       this.terminate();
@@ -220,7 +281,7 @@ export class Connection {
         this.send({ type: 'pong', id: message.id });
         return;
       case 'auth':
-        this.#setPrincipal(await this.#deps.auth.authenticate(message.token, this.#deps.request));
+        this.#setPrincipal(await this.#context.auth.authenticate(message.token, this.#request));
         this.send({ type: 'authenticated', id: message.id });
         await this.#recheckSubscriptions();
         return;
@@ -240,22 +301,23 @@ export class Connection {
 
   async #append(message: AppendRequest): Promise<void> {
     let outcome: AppendOutcome;
+    const fences = (this.#fences ??= new AppendFences());
     try {
-      this.#fences.admit(message.sessionId, message.idempotencyKey, message.after);
+      fences.admit(message.sessionId, message.idempotencyKey, message.after);
       this.#guard.checkAppend();
-      this.#deps.principalRate?.checkAppend(this.#principal, this.#deps.request.remoteAddress);
+      this.#context.principalRate?.checkAppend(this.#principal, this.#request.remoteAddress);
       // Authorize and enqueue in arrival order (an async authorize must not reorder pipelined appends).
       const authorized = this.#authorize('append', message.sessionId);
       // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
       const ready =
         message.time === undefined ? authorized : authorized.then(() => this.#authorize('admin', message.sessionId));
-      const { metrics, pipeline } = this.#deps;
+      const { metrics, pipeline } = this.#context;
       const keyOwner = this.#principal?.subject ?? '';
       // The events were decoded from this frame and nothing else holds them: validation freezes them in place.
       for (const event of message.events) adoptDecodedJson(event.data);
       outcome = await measureAppend(metrics, () => pipeline.append({ ...message, keyOwner }, ready));
     } catch (error) {
-      this.#fences.failed(message.sessionId, message.idempotencyKey, error);
+      fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
     }
     const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
@@ -265,16 +327,17 @@ export class Connection {
   async #authorize(action: HubAction, sessionId: string): Promise<void> {
     const principal = this.#principal;
     if (principal === undefined) throw new HubError(HubErrorCode.UNAUTHORIZED, 'not authenticated');
-    if (!(await this.#deps.auth.authorize(principal, action, sessionId))) {
+    if (!(await this.#context.auth.authorize(principal, action, sessionId))) {
       throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
     }
   }
 
   async #hello(message: HelloRequest): Promise<boolean> {
     clearTimeout(this.#helloTimer);
-    const shared = message.versions.filter((version) => this.#deps.protocolVersions.includes(version));
+    this.#helloTimer = undefined;
+    const shared = message.versions.filter((version) => this.#context.protocolVersions.includes(version));
     if (shared.length === 0) {
-      const supported = this.#deps.protocolVersions.join(',');
+      const supported = this.#context.protocolVersions.join(',');
       const error = new HubError(HubErrorCode.UNSUPPORTED_VERSION, `this hub speaks protocol ${supported}`, {
         supported,
       });
@@ -282,8 +345,11 @@ export class Connection {
       return false;
     }
     try {
-      const upgradeToken = this.#deps.upgradeToken(); // a malformed Authorization header fails even with a hello token
-      this.#setPrincipal(await this.#deps.auth.authenticate(message.token ?? upgradeToken, this.#deps.request));
+      const upgradeToken = this.#upgradeToken;
+      this.#upgradeToken = undefined;
+      // A malformed Authorization header fails even with a hello token.
+      if (typeof upgradeToken === 'object') throw upgradeToken.malformed;
+      this.#setPrincipal(await this.#context.auth.authenticate(message.token ?? upgradeToken, this.#request));
     } catch (error) {
       this.#sendError(toHubError(error), message.id);
       this.close(CloseCode.POLICY_VIOLATION, 'authentication failed');
@@ -291,7 +357,7 @@ export class Connection {
       return false;
     }
     if (this.#state !== 'authenticating') return false;
-    if (!this.#deps.admit()) {
+    if (!this.#context.admit(this)) {
       const error = new HubError(HubErrorCode.TOO_MANY_CONNECTIONS, 'this hub node is at its connection limit');
       this.#sendError(error, message.id);
       this.close(CloseCode.TRY_AGAIN_LATER, 'too many connections');
@@ -299,12 +365,12 @@ export class Connection {
       return false;
     }
     this.#state = 'ready';
-    const { maxFrameBytes, maxEventsPerAppend, maxEventBytes } = this.#deps.limits;
+    const { maxFrameBytes, maxEventsPerAppend, maxEventBytes } = this.#context.limits;
     this.send({
       type: 'welcome',
       id: message.id,
       version: shared.reduce((highest, version) => Math.max(highest, version)),
-      node: this.#deps.nodeName,
+      node: this.#context.nodeName,
       limits: { maxFrameBytes, maxEventsPerAppend, maxEventBytes },
     });
     return true;
@@ -341,9 +407,11 @@ export class Connection {
 
   #onClose(): void {
     clearTimeout(this.#helloTimer);
+    this.#helloTimer = undefined;
     this.#state = 'closed';
     this.#guard.dispose();
     this.#subscriptions.closeAll();
-    this.#deps.onClose(this);
+    sockets.delete(this.#ws);
+    this.#context.closed(this);
   }
 }
