@@ -148,7 +148,6 @@ export function createHub(input: HubConfig): Hub {
   const tickets = new Map<Connection, PendingTicket>();
   // One context for every connection (a connection holds only its own state).
   const connectionContext: ConnectionContext = {
-    store,
     channels,
     logger,
     metrics,

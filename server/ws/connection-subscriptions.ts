@@ -3,7 +3,6 @@ import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
-import type { EventStore } from '../store/event-store.ts';
 import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
 import type { PresenceTracker } from '../presence/presence-tracker.ts';
 import {
@@ -13,9 +12,8 @@ import {
   type SubscriptionDeps,
 } from '../fanout/subscription.ts';
 
-/** What every connection's subscriptions share: the node's store, channels, budgets and settings. */
+/** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
-  readonly store: EventStore;
   readonly channels: ChannelRegistry;
   readonly metrics: HubMetrics;
   readonly pageSize: number;
@@ -50,10 +48,6 @@ class Entry implements SubscriptionDeps {
   constructor(owner: ConnectionSubscriptions, sessionId: string, fromSeq: number) {
     this.#owner = owner;
     this.subscription = new Subscription({ sessionId, fromSeq }, this);
-  }
-
-  get store(): EventStore {
-    return this.#owner.context.store;
   }
 
   get sink(): SubscriberSink {

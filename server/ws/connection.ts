@@ -31,7 +31,7 @@ import { batchSendsOfThisTurn } from '../../shared/send-batching.ts';
 const sockets = new WeakMap<WebSocket, Connection>();
 
 /**
- * What every connection of a node shares (created once by the hub): the store, the append pipeline, auth, limits,
+ * What every connection of a node shares (created once by the hub): the channels, the append pipeline, auth, limits,
  * and the hub's bookkeeping of admitted connections.
  */
 export interface ConnectionContext extends SubscriptionsContext {
