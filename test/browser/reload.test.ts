@@ -31,7 +31,7 @@ describe('a page that keeps its snapshot in IndexedDB resumes after a reload (he
       bundle: true,
       write: false,
       platform: 'browser',
-      conditions: ['browser'],
+      conditions: ['source', 'browser'], // the sources, like every suite (dist/ may be rebuilt meanwhile)
       format: 'esm',
       target: 'es2022',
       logLevel: 'silent',

@@ -10,13 +10,16 @@ export default class SummaryLineReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const testModule of testModules) {
+      const failedBefore = failed;
       for (const testCase of testModule.children.allTests()) {
         const state = testCase.result().state;
         if (state === 'passed') passed++;
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      if (testModule.state() === 'failed' && testModule.children.size === 0) failed++;
+      // A file that failed without a failed test (it did not load, or a hook failed and its tests were skipped)
+      // counts as one failure: the line must never say 0 failed when vitest says a file failed.
+      if (testModule.state() === 'failed' && failed === failedBefore) failed++;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
