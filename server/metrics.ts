@@ -8,6 +8,14 @@ export function httpMethodLabel(method: string | undefined): string {
   return method !== undefined && HTTP_METHOD_LABELS.has(method) ? method : 'OTHER';
 }
 
+/** `collect` of a counter whose total is kept as a plain number (see `HubMetrics.hot`): set it at scrape time. */
+function readHot(total: () => number): (this: Counter) => void {
+  return function (this: Counter): void {
+    this.reset();
+    this.inc(total());
+  };
+}
+
 /**
  * The Prometheus metrics of one hub node, in a registry of its own (several hubs may share a process in tests).
  * Includes prom-client's default process and Node metrics under their standard names (`process_cpu_seconds_total`,
@@ -110,28 +118,19 @@ export class HubMetrics {
       name: `${prefix}events_appended_total`,
       help: 'Events committed',
       registers,
-      collect() {
-        this.reset();
-        this.inc(hot.eventsAppended);
-      },
+      collect: readHot(() => hot.eventsAppended),
     });
     this.deliveries = new Counter({
       name: `${prefix}deliveries_total`,
       help: 'Events sent to subscribers (one per event per subscriber)',
       registers,
-      collect() {
-        this.reset();
-        this.inc(hot.deliveries);
-      },
+      collect: readHot(() => hot.deliveries),
     });
     this.framesSent = new Counter({
       name: `${prefix}frames_sent_total`,
       help: 'WebSocket frames sent',
       registers,
-      collect() {
-        this.reset();
-        this.inc(hot.framesSent);
-      },
+      collect: readHot(() => hot.framesSent),
     });
     this.catchUpReads = new Counter({
       name: `${prefix}catchup_reads_total`,
