@@ -3,8 +3,9 @@ import { runXaddBaseline, type XaddResult } from '../baselines/xadd.ts';
 import { cpuMs } from '../child/messages.ts';
 import type { Timing } from '../fanout-run.ts';
 import { runClosedLoop, runOpenLoop } from '../load.ts';
-import { atLeast, type Row } from '../report.ts';
+import { atLeast, atMost, type Row } from '../report.ts';
 import { LatencyRecorder, type LatencySummary } from '../stats.ts';
+import { runRelayAppend, type RelayAppendResult } from './append-floor.ts';
 import { stopAll, type AppendClient, type BenchAppender, type BenchContext, type HubTarget } from '../targets.ts';
 
 export interface HubAppendResult {
@@ -28,6 +29,8 @@ export interface AppendResults {
   readonly hub: Record<string, HubAppendResult>;
   /** Through the bare protocol (full runs only), by batch size. */
   readonly hubRaw: Record<string, HubAppendResult>;
+  /** The ws relay + XADD under the one-event workload: the floor of a server's CPU per append. */
+  readonly relay?: RelayAppendResult;
 }
 
 const CONNECTIONS = 4;
@@ -122,7 +125,7 @@ export async function runAppend(
 ): Promise<{ rows: Row[]; raw: AppendResults }> {
   const timing: Timing = context.quick ? { warmupMs: 300, durationMs: 1500 } : { warmupMs: 1000, durationMs: 5000 };
   const sessions = 64;
-  const results: AppendResults = { xadd: {}, hub: {}, hubRaw: {} };
+  const results: { -readonly [K in keyof AppendResults]: AppendResults[K] } = { xadd: {}, hub: {}, hubRaw: {} };
   // The SDK is what the issue asks for; full runs add the bare protocol to separate the SDK's cost from the hub's.
   const clients: readonly AppendClient[] = context.quick ? ['SDK'] : ['SDK', 'raw'];
   for (const batch of [1, 16]) {
@@ -130,6 +133,14 @@ export async function runAppend(
     results.xadd[String(batch)] = xadd;
     log(`append xadd batch=${batch}: ${Math.round(xadd.eventsPerSec)} events/s`);
     if (hub === undefined) continue;
+    if (batch === 1) {
+      try {
+        results.relay = await runRelayAppend(context, CONNECTIONS, sessions * 4, timing);
+        log(`append ws relay + XADD: ${results.relay.cpuMsPer1kEvents.toFixed(1)} µs of server CPU per event`);
+      } catch (error) {
+        log(`append ws relay + XADD failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     for (const client of clients) {
       try {
         const measured = await runHubAppend(hub, client, batch, sessions, batch === 1 ? 4 : 1, timing);
@@ -206,6 +217,19 @@ export function appendRows(results: AppendResults): Row[] {
       target: '',
       met: null,
     });
+    if (batch === 1) {
+      const perAppend = hub?.cpuMsPer1kEvents ?? null;
+      rows.push({
+        scenario,
+        metric: 'server CPU per append at saturation (same workload)',
+        unit: 'µs',
+        hub: perAppend,
+        baselineName: 'ws relay + XADD',
+        baseline: results.relay?.cpuMsPer1kEvents ?? null,
+        target: '≤ 20 µs',
+        met: atMost(perAppend, 20),
+      });
+    }
     rows.push({
       scenario,
       metric: 'client CPU per 1k events (SDK; baseline: bare protocol)',
