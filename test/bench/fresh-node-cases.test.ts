@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { runAckCase } from '../../bench/ack-run.ts';
 import { hubTarget } from '../../bench/hub-target.ts';
-import { runWarmupCase, warmupRows } from '../../bench/scenarios/warmup.ts';
+import { medianWindows, runWarmupCase, warmupRows } from '../../bench/scenarios/warmup.ts';
 import { stopAll, xaddRelayTarget } from '../../bench/targets.ts';
 import { test } from '../helpers/fixtures.ts';
 
@@ -51,4 +51,25 @@ test('a fresh node window by window, hub and ws relay + XADD, as table rows', as
     'CPU per append 1.5–2 s after the first / warmed',
   ]);
   expect(rows[0]!.baseline).toBe(xadd.windows[0]!.cpuMicrosPerAppend);
+  // No 1.5–2 s window in so short a run: the ratio row is there, empty, with the relay named as its baseline.
+  expect(rows[2]).toMatchObject({ hub: null, baseline: null, baselineName: 'ws relay + XADD' });
+});
+
+test('repeated fresh-node runs: each window is the median of the runs, appends and errors are summed', () => {
+  const run = (micros: readonly number[], errors = 0) => ({
+    ratePerSec: 200,
+    errors,
+    windows: micros.map((cpuMicrosPerAppend, index) => ({
+      fromMs: [0, 1500, 5000][index]!,
+      toMs: [1500, 2000, 10_000][index]!,
+      appends: 10,
+      cpuMicrosPerAppend,
+    })),
+  });
+  const median = medianWindows([run([300, 120, 100]), run([100, 900, 200], 1), run([200, 110, NaN])]);
+  expect(median.windows.map((window) => window.cpuMicrosPerAppend)).toEqual([200, 120, 150]);
+  expect(median.windows.map((window) => window.appends)).toEqual([30, 30, 30]);
+  expect(median.errors).toBe(1);
+  const rows = warmupRows({ systems: { hub: median, xadd: run([50, 40, 20]) } });
+  expect(rows.at(-1)).toMatchObject({ hub: 120 / 150, baseline: 2, met: true });
 });
