@@ -59,7 +59,9 @@ export function EventLog(props: EventLogProps) {
           <div class={classes.join(' ')} data-seq={event.seq} data-type={event.type}>
             <span class="seq">{event.seq}</span>
             <span class="time">{new Date(event.time).toISOString().slice(11, 23)}</span>
-            <span class="type">{event.type}</span>
+            <span class="type" title={event.type}>
+              {event.type}
+            </span>
             <SurfaceOp event={event} onSelect={onSelect} />
             <span class="summary">{eventSummary(event)}</span>
             {hiddenBy !== undefined && (

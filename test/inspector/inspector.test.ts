@@ -117,6 +117,16 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
         rows.map((row) => Number((row as HTMLElement).dataset['seq'])),
       ),
     ).toEqual(stored.map((event) => event.seq));
+    // Every type is shown whole (assistant/message is the longest) and ends before the next column starts.
+    const overlaps = await page.$$eval('[data-testid="event-log"] .event-row', (rows) =>
+      rows.flatMap((row) => {
+        const type = row.querySelector<HTMLElement>('.type')!;
+        const next = type.nextElementSibling!.getBoundingClientRect();
+        const cut = type.scrollWidth > type.clientWidth;
+        return cut || type.getBoundingClientRect().right > next.left ? [type.textContent] : [];
+      }),
+    );
+    expect(overlaps).toEqual([]);
 
     // Live: a step streams text (shown as it arrives), then a new append appears.
     await writer.startStep();
