@@ -8,6 +8,8 @@ function indexHtml(script: string, stylesheet: string | undefined): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>session-hub inspector</title>',
+    // No icon: without this line browsers ask for /favicon.ico, a 404 in the page's console.
+    '<link rel="icon" href="data:,">',
     stylesheet === undefined ? '' : `<link rel="stylesheet" href="/inspect/${stylesheet}">`,
     `</head><body><div id="app"></div><script type="module" src="/inspect/${script}"></script></body></html>`,
   ].join('');

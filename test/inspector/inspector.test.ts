@@ -93,6 +93,10 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
     await page.goto(`${hub.url}/inspect?session=${encodeURIComponent(sessionId)}`);
     await page.waitForSelector('[data-testid="subscription-state"].state-live', WAIT);
     await waitForText(page, '[data-testid="transcript"] .role-tool', '391');
@@ -184,6 +188,7 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
 
     await page.screenshot({ path: SCREENSHOT });
     expect(pageErrors).toEqual([]);
+    expect(consoleErrors).toEqual([]); // e.g. a 404 for /favicon.ico
     await page.close();
   });
 
