@@ -37,10 +37,12 @@ async function rowOf(sessionId: string, token: string | undefined): Promise<Row>
 export function SessionList(props: { token: string | undefined }) {
   const [prefix, setPrefix] = useState('');
   const [rows, setRows] = useState<readonly Row[]>([]);
-  const [total, setTotal] = useState(0);
+  /** Sessions listed (undefined until the first answer for the current prefix). */
+  const [total, setTotal] = useState<number | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
     let stopped = false;
+    setTotal(undefined);
     const load = async (): Promise<void> => {
       const query = prefix === '' ? '' : `?prefix=${encodeURIComponent(prefix)}`;
       const answer = await getJson<{ sessions: string[] }>(`/v1/sessions${query}`, props.token);
@@ -72,7 +74,7 @@ export function SessionList(props: { token: string | undefined }) {
           data-testid="prefix"
           onInput={(event) => setPrefix((event.target as HTMLInputElement).value)}
         />
-        <span class="muted">{total} sessions</span>
+        <span class="muted">{total === undefined ? 'loading…' : `${total} sessions`}</span>
       </header>
       {error !== undefined && (
         <p class="error" data-testid="error">
@@ -101,7 +103,16 @@ export function SessionList(props: { token: string | undefined }) {
           ))}
         </tbody>
       </table>
-      {total > rows.length && <p class="muted">showing the first {rows.length}; narrow with a prefix</p>}
+      {total === 0 && (
+        <p class="muted" data-testid="no-sessions">
+          {prefix === ''
+            ? 'No sessions yet: append to one with the SDK, `session-hub import`, or POST /v1/sessions/:id/events.'
+            : `No session id starts with "${prefix}".`}
+        </p>
+      )}
+      {total !== undefined && total > rows.length && (
+        <p class="muted">showing the first {rows.length}; narrow with a prefix</p>
+      )}
     </div>
   );
 }

@@ -208,6 +208,10 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     ).toEqual(['other/one']);
     expect(await page.textContent('tr[data-session="other/one"] td:nth-child(2)')).toBe('0');
     expect(await page.textContent('tr[data-session="other/one"] td:nth-child(3)')).toBe('0');
+    expect(await page.$('[data-testid="no-sessions"]')).toBeNull();
+    await page.fill('[data-testid="prefix"]', 'nobody/');
+    await waitForText(page, '[data-testid="no-sessions"]', 'No session id starts with "nobody/".');
+    expect(await page.$$('tr[data-session]')).toEqual([]);
     await page.close();
   });
 
