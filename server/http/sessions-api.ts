@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/protocol.ts';
+import { adoptDecodedJson } from '../../shared/freeze-json.ts';
 import { parseClientMessage } from '../../shared/protocol-parse.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
 import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
@@ -232,6 +233,8 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
   if (message.type !== 'append') throw new HubError(HubErrorCode.INTERNAL, 'parsed an append as something else');
   // Import mode (events keep the given commit time) rewrites history's timeline: admins only.
   if (message.time !== undefined) await authorize(request, sessionId, 'admin', deps);
+  // The events were decoded from this request's body and nothing else holds them: validation freezes them in place.
+  for (const event of message.events) adoptDecodedJson(event.data);
   const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
   const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
   return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
