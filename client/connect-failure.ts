@@ -11,10 +11,15 @@ export interface StateCause {
    * `TOKEN_FAILED`, `PROTOCOL`, `CONNECTION_REFUSED`, ...).
    */
   readonly code: StateChangeCode;
+  /** What happened, in a sentence (the cause only: the retry plan is in `retryInMs` / `retryUrl`). */
   readonly reason: string;
+  /** `disconnected` only: when the next attempt is made, in ms. */
+  readonly retryInMs?: number;
+  /** `disconnected` only: the URL the next attempt goes to. */
+  readonly retryUrl?: string;
 }
 
-/** A state change as `HubClient` reports it: `{ state, previous, code, reason }`. */
+/** A state change as `HubClient` reports it: `{ state, previous, code, reason }`, and for `disconnected` `retryInMs` and `retryUrl`. */
 export interface StateChange extends StateCause {
   readonly state: 'connecting' | 'connected' | 'disconnected' | 'closed';
   readonly previous: 'connecting' | 'connected' | 'disconnected' | 'closed';

@@ -345,7 +345,7 @@ export class Connection extends Emitter<ConnectionEvents> {
     const delay = immediate ? 0 : backoffDelay(this.#attempt, this.#options.reconnect);
     const attempt = ++this.#attempt;
     const retry = `retrying in ${delay} ms${this.#options.urls.length > 1 ? ` with ${this.url}` : ''}`;
-    this.#setState('disconnected', { code: cause.code, reason: `${cause.reason}; ${retry}` });
+    this.#setState('disconnected', { code: cause.code, reason: cause.reason, retryInMs: delay, retryUrl: this.url });
     this.#timer = setTimeout(() => void this.#open(), delay);
     if (failure !== undefined) {
       const { kind, status, causeCode } = failure;

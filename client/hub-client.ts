@@ -309,7 +309,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   }
 
   #onState(next: ConnectionState, previous: ConnectionState, cause: StateCause): void {
-    this.#stateChange = { state: next, previous, code: cause.code, reason: cause.reason };
+    this.#stateChange = { ...cause, state: next, previous };
     if (next === 'connected') {
       for (const subscription of [...this.#subscriptions.values()]) subscription.connected();
       this.#appender.connected();

@@ -120,9 +120,9 @@ function tail(io: CliIo, options: TailOptions): Promise<number> {
         connected = true;
         lost = false;
       } else if (next === 'disconnected' && previous !== 'disconnected') {
-        // The cause: what the connection said when it dropped (ECONNREFUSED, …), without the client's plan to
-        // retry (tail gives up here unless it follows).
-        const reason = ` (${change.code}: ${change.reason.split('; retrying in')[0]!})`;
+        // The cause: what the connection said when it dropped (ECONNREFUSED, …); the client's plan to retry is not
+        // in it (tail gives up here unless it follows).
+        const reason = ` (${change.code}: ${change.reason})`;
         if (!connected && !follow) return finish(1, `cannot reach the hub at ${options.wsUrl}${reason}`);
         if (!lost) io.stderr.write(`connection to ${client.url} lost${reason}; reconnecting…\n`);
         lost = true;
