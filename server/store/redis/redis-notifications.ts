@@ -10,9 +10,9 @@ interface Subscription {
   readonly channel: string;
   /**
    * Resolves when the SUBSCRIBE is acknowledged (from then on, every commit of the session is delivered); rejects
-   * with `StoreUnavailableError` when Redis refused it.
+   * with `StoreUnavailableError` when Redis refused it. Undefined once acknowledged (no promise kept per session).
    */
-  active: Promise<void>;
+  active: Promise<void> | undefined;
   /** The last SUBSCRIBE was refused: `whenActive` sends it again. */
   refused: boolean;
 }
@@ -40,20 +40,25 @@ export class RedisNotifications {
     transport.onLost(() => this.#onLost());
   }
 
+  /** Returns the stop function: a bound method, not a closure (one per watched session on the node). */
   watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
     if (this.#watchers.add(sessionId, handlers)) {
-      const subscription: Subscription = { channel, active: Promise.resolve(), refused: false };
+      const subscription: Subscription = { channel, active: undefined, refused: false };
       subscription.active = this.#subscribe([subscription], false);
       this.#bySession.set(sessionId, subscription);
       this.#byChannel.set(channel, sessionId);
     }
-    return () => {
-      if (!this.#watchers.remove(sessionId, handlers)) return;
-      this.#bySession.delete(sessionId);
-      this.#byChannel.delete(channel);
-      this.#delivered.delete(sessionId);
-      this.#transport.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
-    };
+    return this.#unwatch.bind(this, sessionId, handlers);
+  }
+
+  #unwatch(sessionId: string, handlers: StoreWatchHandlers): void {
+    if (!this.#watchers.remove(sessionId, handlers)) return;
+    const subscription = this.#bySession.get(sessionId);
+    this.#bySession.delete(sessionId);
+    this.#delivered.delete(sessionId);
+    if (subscription === undefined) return; // closed meanwhile
+    this.#byChannel.delete(subscription.channel);
+    this.#transport.unsubscribe(subscription.channel).catch((error: unknown) => this.#reportError(error));
   }
 
   /**
@@ -64,6 +69,7 @@ export class RedisNotifications {
     const subscription = this.#bySession.get(sessionId);
     if (subscription === undefined) return;
     if (subscription.refused) subscription.active = this.#subscribe([subscription], true);
+    if (subscription.active === undefined) return;
     await withTimeout(
       subscription.active,
       timeoutMs,
@@ -88,8 +94,10 @@ export class RedisNotifications {
   #subscribe(subscriptions: readonly Subscription[], again: boolean): Promise<void> {
     for (const subscription of subscriptions) subscription.refused = false;
     const channels = subscriptions.map((subscription) => subscription.channel);
-    const active = this.#transport.subscribe(channels, again).then(
-      () => undefined,
+    const active: Promise<void> = this.#transport.subscribe(channels, again).then(
+      () => {
+        for (const subscription of subscriptions) if (subscription.active === active) subscription.active = undefined;
+      },
       (error: unknown) => {
         this.#reportError(error);
         for (const subscription of subscriptions) subscription.refused = true;
