@@ -28,13 +28,19 @@ export class RedisNotifications {
   readonly #watchers: WatcherRegistry;
   readonly #report: StoreErrorReporter;
   readonly #bySession = new Map<string, Subscription>();
-  readonly #byChannel = new Map<string, string>();
+  /** The session of a channel (no map from channels back to sessions is kept: a channel names its session). */
+  readonly #sessionOfChannel: (channel: string) => string | undefined;
   /** Per watched session: epoch and last seq of what was delivered (a repeated or older notice is dropped). */
   readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
 
-  constructor(transport: PubSubTransport, report: StoreErrorReporter) {
+  constructor(
+    transport: PubSubTransport,
+    report: StoreErrorReporter,
+    sessionOfChannel: (channel: string) => string | undefined,
+  ) {
     this.#transport = transport;
     this.#report = report;
+    this.#sessionOfChannel = sessionOfChannel;
     this.#watchers = new WatcherRegistry(report);
     transport.onMessage((channel, message) => this.#onMessage(channel, message));
     transport.onLost(() => this.#onLost());
@@ -46,7 +52,6 @@ export class RedisNotifications {
       const subscription: Subscription = { channel, active: undefined, refused: false };
       subscription.active = this.#subscribe([subscription], false);
       this.#bySession.set(sessionId, subscription);
-      this.#byChannel.set(channel, sessionId);
     }
     return this.#unwatch.bind(this, sessionId, handlers);
   }
@@ -57,7 +62,6 @@ export class RedisNotifications {
     this.#bySession.delete(sessionId);
     this.#delivered.delete(sessionId);
     if (subscription === undefined) return; // closed meanwhile
-    this.#byChannel.delete(subscription.channel);
     this.#transport.unsubscribe(subscription.channel).catch((error: unknown) => this.#reportError(error));
   }
 
@@ -87,7 +91,6 @@ export class RedisNotifications {
     this.#delivered.clear();
     this.#watchers.clear();
     this.#bySession.clear();
-    this.#byChannel.clear();
   }
 
   /** SUBSCRIBE; on a refusal the promise rejects with `StoreUnavailableError` (reported) and marks them refused. */
@@ -125,8 +128,9 @@ export class RedisNotifications {
   }
 
   #onMessage(channelBuffer: Buffer, message: Buffer): void {
-    const sessionId = this.#byChannel.get(channelBuffer.toString());
-    if (sessionId === undefined) return; // unsubscribed meanwhile
+    const channel = channelBuffer.toString();
+    const sessionId = this.#sessionOfChannel(channel);
+    if (sessionId === undefined || this.#bySession.get(sessionId)?.channel !== channel) return; // unsubscribed meanwhile
     if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
       this.#delivered.delete(sessionId);
       this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
