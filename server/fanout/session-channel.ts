@@ -50,6 +50,11 @@ type BatchSource = 'store' | 'own';
 /** The settled promise of a channel with nothing queued, and the `ready` of a channel that found its head. */
 const SETTLED: Promise<void> = Promise.resolve();
 
+/** Bits of `SessionChannel.#flags`: the head was read once; the first read failed; the channel was closed. */
+const INITIALIZED = 1;
+const FAILED = 2;
+const CLOSED = 4;
+
 function firstSeqOf(batch: CommittedBatch): number {
   return batch.events[0]?.seq ?? 0;
 }
@@ -67,9 +72,8 @@ export class SessionChannel implements StoreWatchHandlers {
   #ready: Promise<void> | undefined;
   #epoch = '';
   #lastSeq = -1;
-  #initialized = false;
-  #failed = false;
-  #closed = false;
+  /** `INITIALIZED | FAILED | CLOSED`: one field instead of three (16 bytes less per watched session). */
+  #flags = 0;
   /** The tail of the channel's work, undefined when none is queued. */
   #queue: Promise<void> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
@@ -99,6 +103,30 @@ export class SessionChannel implements StoreWatchHandlers {
         this.#failed = true;
       },
     );
+  }
+
+  get #initialized(): boolean {
+    return (this.#flags & INITIALIZED) !== 0;
+  }
+
+  set #initialized(value: boolean) {
+    this.#flags = value ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
+  }
+
+  get #failed(): boolean {
+    return (this.#flags & FAILED) !== 0;
+  }
+
+  set #failed(value: boolean) {
+    this.#flags = value ? this.#flags | FAILED : this.#flags & ~FAILED;
+  }
+
+  get #closed(): boolean {
+    return (this.#flags & CLOSED) !== 0;
+  }
+
+  set #closed(value: boolean) {
+    this.#flags = value ? this.#flags | CLOSED : this.#flags & ~CLOSED;
   }
 
   /** Resolves once the head is known; rejects when the store could not be reached. */
