@@ -16,7 +16,7 @@ import { requestUrl } from './http/request-url.ts';
 import { browserRefusal } from './http/browser-guard.ts';
 import { PrincipalRateLimits } from './limits/principal-rate.ts';
 import { requestToken } from './auth/request-token.ts';
-import { ChannelRegistry } from './fanout/session-channel.ts';
+import { ChannelRegistry } from './fanout/channel-registry.ts';
 import { SessionCache } from './append/session-cache.ts';
 import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';

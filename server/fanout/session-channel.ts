@@ -6,7 +6,14 @@ import { LiveBatch } from './live-batch.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { SessionLocation, SubscriberClaim } from './session-location.ts';
-import { NO_EPOCH, type CommittedBatch, type EventStore, type StoredPage } from '../store/event-store.ts';
+import {
+  NO_EPOCH,
+  type CommittedBatch,
+  type EventStore,
+  type StoredPage,
+  type StoreWatchHandlers,
+} from '../store/event-store.ts';
+import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -40,6 +47,14 @@ const RESYNC_RETRY: BackoffOptions = { initialDelayMs: 1000, maxDelayMs: 10_000,
 /** Where a batch came from: the store's notifications and reads, or this node's append pipeline. */
 type BatchSource = 'store' | 'own';
 
+/** The settled promise of a channel with nothing queued, and the `ready` of a channel that found its head. */
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** Bits of `SessionChannel.#flags`: the head was read once; the first read failed; the channel was closed. */
+const INITIALIZED = 1;
+const FAILED = 2;
+const CLOSED = 4;
+
 function firstSeqOf(batch: CommittedBatch): number {
   return batch.events[0]?.seq ?? 0;
 }
@@ -48,18 +63,19 @@ function firstSeqOf(batch: CommittedBatch): number {
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
  * notifications (which may skip or repeat) into one contiguous, ordered stream of `LiveBatch`es: duplicates are
  * dropped, gaps are filled from the store, an epoch change becomes `onReset`. Notifications are processed one at a
- * time. State is small: the epoch, the last emitted seq, the listeners.
+ * time. State is small: the epoch, the last emitted seq, the listeners. An idle channel (the common case: one
+ * listener, nothing queued) holds no `Set`, array, promise or closure of its own: it is its own store watcher.
  */
-export class SessionChannel {
+export class SessionChannel implements StoreWatchHandlers {
   readonly sessionId: string;
-  /** Resolves once the head is known; rejects when the store could not be reached. */
-  readonly ready: Promise<void>;
+  /** Until the head is known (undefined after: `ready` is then `SETTLED`). */
+  #ready: Promise<void> | undefined;
   #epoch = '';
   #lastSeq = -1;
-  #initialized = false;
-  #failed = false;
-  #closed = false;
-  #queue: Promise<void> = Promise.resolve();
+  /** `INITIALIZED | FAILED | CLOSED`: one field instead of three (16 bytes less per watched session). */
+  #flags = 0;
+  /** The tail of the channel's work, undefined when none is queued. */
+  #queue: Promise<void> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Background tasks failed in a row (the backoff's attempt); 0 after one that succeeded. */
   #failures = 0;
@@ -68,22 +84,65 @@ export class SessionChannel {
    * hand-off): while > 0, the store's notices wait in `#held` (about one round trip).
    */
   #ownCommits = 0;
-  #held: CommittedBatch[] = [];
-  readonly #listeners = new Set<ChannelListener>();
+  #held: CommittedBatch[] | undefined;
+  #listeners: OneOrSet<ChannelListener>;
   readonly #deps: ChannelDeps;
   readonly #stopWatch: () => void;
 
   constructor(sessionId: string, deps: ChannelDeps) {
     this.sessionId = sessionId;
     this.#deps = deps;
-    this.#stopWatch = deps.store.watch(sessionId, {
-      onCommitted: (batch) => this.#fromStore(batch),
-      onResync: () => this.#requestResync('store resync'),
-    });
-    this.ready = this.#enqueue(() => this.#init());
-    this.ready.catch(() => {
-      this.#failed = true;
-    });
+    this.#stopWatch = deps.store.watch(sessionId, this);
+    const ready = this.#enqueue(() => this.#init());
+    this.#ready = ready;
+    ready.then(
+      () => {
+        this.#ready = undefined;
+      },
+      () => {
+        this.#failed = true;
+      },
+    );
+  }
+
+  get #initialized(): boolean {
+    return (this.#flags & INITIALIZED) !== 0;
+  }
+
+  set #initialized(value: boolean) {
+    this.#flags = value ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
+  }
+
+  get #failed(): boolean {
+    return (this.#flags & FAILED) !== 0;
+  }
+
+  set #failed(value: boolean) {
+    this.#flags = value ? this.#flags | FAILED : this.#flags & ~FAILED;
+  }
+
+  get #closed(): boolean {
+    return (this.#flags & CLOSED) !== 0;
+  }
+
+  set #closed(value: boolean) {
+    this.#flags = value ? this.#flags | CLOSED : this.#flags & ~CLOSED;
+  }
+
+  /** Resolves once the head is known; rejects when the store could not be reached. */
+  get ready(): Promise<void> {
+    return this.#ready ?? SETTLED;
+  }
+
+  /** Store watcher: a committed batch of the session (any node's). */
+  onCommitted(batch: CommittedBatch): void {
+    if (this.#ownCommits > 0) (this.#held ??= []).push(batch);
+    else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
+  }
+
+  /** Store watcher: notifications may have been missed. */
+  onResync(): void {
+    this.#requestResync('store resync');
   }
 
   /** Epoch of the session as last seen by this channel. */
@@ -101,15 +160,15 @@ export class SessionChannel {
   }
 
   get listenerCount(): number {
-    return this.#listeners.size;
+    return memberCount(this.#listeners);
   }
 
   add(listener: ChannelListener): void {
-    this.#listeners.add(listener);
+    this.#listeners = addMember(this.#listeners, listener);
   }
 
   remove(listener: ChannelListener): void {
-    this.#listeners.delete(listener);
+    this.#listeners = removeMember(this.#listeners, listener);
   }
 
   /** This node's append pipeline sends a commit of the session to the store: hold the store's notices back. */
@@ -129,8 +188,10 @@ export class SessionChannel {
     const goesNow = (notice: CommittedBatch): boolean =>
       this.#ownCommits === 0 ||
       (batch !== undefined && lastSeq !== undefined && notice.epoch === batch.epoch && firstSeqOf(notice) <= lastSeq);
-    const held = this.#held.filter(goesNow);
-    this.#held = this.#held.filter((notice) => !goesNow(notice));
+    const waiting = this.#held ?? [];
+    const held = waiting.filter(goesNow);
+    const later = waiting.filter((notice) => !goesNow(notice));
+    this.#held = later.length === 0 ? undefined : later;
     const ordered: { readonly batch: CommittedBatch; readonly source: BatchSource }[] = held.map((notice) => ({
       batch: notice,
       source: 'store',
@@ -143,11 +204,6 @@ export class SessionChannel {
     for (const item of ordered) {
       this.#background(() => this.#onCommitted(item.batch, item.source), `${item.source} batch`);
     }
-  }
-
-  #fromStore(batch: CommittedBatch): void {
-    if (this.#ownCommits > 0) this.#held.push(batch);
-    else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
   }
 
   /**
@@ -219,7 +275,7 @@ export class SessionChannel {
 
   close(): void {
     this.#closed = true;
-    this.#held = [];
+    this.#held = undefined;
     clearTimeout(this.#retryTimer);
     this.#stopWatch();
   }
@@ -230,8 +286,12 @@ export class SessionChannel {
   }
 
   #enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.#queue.then(task);
-    this.#queue = run.catch(() => undefined);
+    const run = (this.#queue ?? SETTLED).then(task);
+    const idle = (): void => {
+      if (this.#queue === tail) this.#queue = undefined;
+    };
+    const tail: Promise<void> = run.then(idle, idle);
+    this.#queue = tail;
     return run;
   }
 
@@ -343,7 +403,7 @@ export class SessionChannel {
   #adoptFirstEpoch(epoch: string): boolean {
     if (this.#epoch !== NO_EPOCH || this.#lastSeq !== -1 || epoch === NO_EPOCH) return false;
     this.#epoch = epoch;
-    for (const listener of [...this.#listeners]) {
+    for (const listener of membersOf(this.#listeners)) {
       try {
         listener.onEpoch(epoch);
       } catch (error) {
@@ -357,7 +417,7 @@ export class SessionChannel {
     this.#lastSeq = events[events.length - 1]!.seq;
     if (source === 'store') this.#deps.onCommitted(this.sessionId, this.#epoch, events);
     const batch = new LiveBatch(this.sessionId, events);
-    for (const listener of [...this.#listeners]) {
+    for (const listener of membersOf(this.#listeners)) {
       try {
         listener.onBatch(batch);
       } catch (error) {
@@ -369,68 +429,12 @@ export class SessionChannel {
   #reset(reason: string): void {
     this.#deps.logger.warn({ sessionId: this.sessionId, epoch: this.#epoch, reason }, 'session subscribers reset');
     this.#deps.onReset(this.sessionId, this.#epoch);
-    for (const listener of [...this.#listeners]) {
+    for (const listener of membersOf(this.#listeners)) {
       try {
         listener.onReset(this.#epoch, reason);
       } catch (error) {
         this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on reset');
       }
     }
-  }
-}
-
-/** The node's channels: one per watched session, created on first use, closed when its last listener leaves. */
-export class ChannelRegistry {
-  readonly #channels = new Map<string, SessionChannel>();
-  readonly #deps: ChannelDeps;
-
-  constructor(deps: ChannelDeps) {
-    this.#deps = deps;
-  }
-
-  get size(): number {
-    return this.#channels.size;
-  }
-
-  /** Add `listener` to the session's channel (watching it first if needed) and wait until the head is known. */
-  async acquire(sessionId: string, listener: ChannelListener): Promise<SessionChannel> {
-    let channel = this.#channels.get(sessionId);
-    if (channel === undefined || channel.failed) {
-      channel = new SessionChannel(sessionId, this.#deps);
-      this.#channels.set(sessionId, channel);
-      this.#deps.metrics.watchedSessions.set(this.#channels.size);
-    }
-    channel.add(listener);
-    try {
-      await channel.ready;
-    } catch (error) {
-      this.release(channel, listener);
-      throw error;
-    }
-    return channel;
-  }
-
-  /** This node starts a commit of `sessionId` (see `SessionChannel.ownCommitStarted`). */
-  ownCommitStarted(sessionId: string): void {
-    this.#channels.get(sessionId)?.ownCommitStarted();
-  }
-
-  /** This node's commit of `sessionId` ended, after its acks (see `SessionChannel.ownCommitFinished`). */
-  ownCommitFinished(sessionId: string, batch: CommittedBatch | undefined): void {
-    this.#channels.get(sessionId)?.ownCommitFinished(batch);
-  }
-
-  release(channel: SessionChannel, listener: ChannelListener): void {
-    channel.remove(listener);
-    if (channel.listenerCount > 0) return;
-    channel.close();
-    if (this.#channels.get(channel.sessionId) === channel) this.#channels.delete(channel.sessionId);
-    this.#deps.metrics.watchedSessions.set(this.#channels.size);
-  }
-
-  closeAll(): void {
-    for (const channel of this.#channels.values()) channel.close();
-    this.#channels.clear();
-    this.#deps.metrics.watchedSessions.set(0);
   }
 }

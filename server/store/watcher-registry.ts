@@ -1,4 +1,5 @@
 import type { CommittedBatch, StoreWatchHandlers } from './event-store.ts';
+import { addMember, hasMember, membersOf, removeMember } from '../one-or-set.ts';
 
 /** Where a store reports errors it cannot throw to a caller (a watcher's handler threw, a bad notification). */
 export type StoreErrorReporter = (error: Error) => void;
@@ -6,9 +7,12 @@ export type StoreErrorReporter = (error: Error) => void;
 /** Default reporter: a process warning (visible in the log, never silent). */
 export const reportAsWarning: StoreErrorReporter = (error) => process.emitWarning(error);
 
-/** The watchers of each session of one store instance, with delivery that isolates a failing handler. */
+/**
+ * The watchers of each session of one store instance, with delivery that isolates a failing handler. A session's
+ * one watcher (one channel per session on a node) is held as is, without a `Set` (`OneOrSet`).
+ */
 export class WatcherRegistry {
-  readonly #watchers = new Map<string, Set<StoreWatchHandlers>>();
+  readonly #watchers = new Map<string, StoreWatchHandlers | Set<StoreWatchHandlers>>();
   readonly #report: StoreErrorReporter;
 
   constructor(report: StoreErrorReporter) {
@@ -17,23 +21,23 @@ export class WatcherRegistry {
 
   /** Register; returns true when this is the session's first watcher. */
   add(sessionId: string, handlers: StoreWatchHandlers): boolean {
-    let set = this.#watchers.get(sessionId);
-    const first = set === undefined;
-    if (set === undefined) {
-      set = new Set();
-      this.#watchers.set(sessionId, set);
-    }
-    set.add(handlers);
-    return first;
+    const watchers = this.#watchers.get(sessionId);
+    const added = addMember(watchers, handlers);
+    if (added !== watchers) this.#watchers.set(sessionId, added);
+    return watchers === undefined;
   }
 
   /** Unregister; returns true when the session has no watcher left (false if it was not registered). */
   remove(sessionId: string, handlers: StoreWatchHandlers): boolean {
-    const set = this.#watchers.get(sessionId);
-    if (set === undefined || !set.delete(handlers)) return false;
-    if (set.size > 0) return false;
-    this.#watchers.delete(sessionId);
-    return true;
+    const watchers = this.#watchers.get(sessionId);
+    if (!hasMember(watchers, handlers)) return false;
+    const left = removeMember(watchers, handlers);
+    if (left === undefined) {
+      this.#watchers.delete(sessionId);
+      return true;
+    }
+    if (left !== watchers) this.#watchers.set(sessionId, left);
+    return false;
   }
 
   sessionIds(): string[] {
@@ -41,10 +45,9 @@ export class WatcherRegistry {
   }
 
   deliver(batch: CommittedBatch): void {
-    const set = this.#watchers.get(batch.sessionId);
-    if (set === undefined) return;
-    for (const handlers of [...set]) {
-      if (!set.has(handlers)) continue; // removed by an earlier handler of this delivery
+    const { sessionId } = batch;
+    for (const handlers of membersOf(this.#watchers.get(sessionId))) {
+      if (!this.#watching(sessionId, handlers)) continue; // removed by an earlier handler of this delivery
       this.#call(() => handlers.onCommitted(batch));
     }
   }
@@ -52,16 +55,18 @@ export class WatcherRegistry {
   /** Tell the watchers of `sessionIds` (default: all) that they may have missed notifications. */
   resync(sessionIds: readonly string[] = this.sessionIds()): void {
     for (const sessionId of sessionIds) {
-      const set = this.#watchers.get(sessionId);
-      if (set === undefined) continue;
-      for (const handlers of [...set]) {
-        if (set.has(handlers)) this.#call(() => handlers.onResync());
+      for (const handlers of membersOf(this.#watchers.get(sessionId))) {
+        if (this.#watching(sessionId, handlers)) this.#call(() => handlers.onResync());
       }
     }
   }
 
   clear(): void {
     this.#watchers.clear();
+  }
+
+  #watching(sessionId: string, handlers: StoreWatchHandlers): boolean {
+    return hasMember(this.#watchers.get(sessionId), handlers);
   }
 
   #call(fn: () => void): void {

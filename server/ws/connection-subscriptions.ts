@@ -2,7 +2,8 @@ import { HubErrorCode, type SubscribeRequest } from '../../shared/protocol.ts';
 import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import type { ChannelRegistry, SessionChannel } from '../fanout/session-channel.ts';
+import type { ChannelRegistry } from '../fanout/channel-registry.ts';
+import type { SessionChannel } from '../fanout/session-channel.ts';
 import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
 import type { PresenceTracker } from '../presence/presence-tracker.ts';
 import {

@@ -4,7 +4,7 @@ import type { ServerMessage } from '../../shared/protocol.ts';
 import { LiveBatch } from '../../server/fanout/live-batch.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
-import { ChannelRegistry } from '../../server/fanout/session-channel.ts';
+import { ChannelRegistry } from '../../server/fanout/channel-registry.ts';
 import type { EventPage } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { Subscription, type SubscriberSink } from '../../server/fanout/subscription.ts';

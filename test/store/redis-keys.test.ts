@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, vi } from 'vitest';
 import type { CommittedBatch, ValidatedDraft } from '../../server/store/event-store.ts';
+import { sessionIdOfChannel, sessionKeys } from '../../server/store/redis/redis-keys.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { test as it } from '../helpers/fixtures.ts';
 
@@ -66,5 +67,16 @@ describe('RedisStore key layout', () => {
     expect(() => new RedisStore({ url: server.url, keyPrefix: 'x{y}:' })).toThrow(
       expect.objectContaining({ code: 'BAD_REQUEST' }),
     );
+  });
+});
+
+describe('notification channels', () => {
+  it('name their session: the notifications find it back without a map from channels to sessions', () => {
+    for (const sessionId of ['s', 'user:42/chat 😀 [x]*?', 'x:ch', ':']) {
+      expect(sessionIdOfChannel('p:', sessionKeys('p:', sessionId).channel)).toBe(sessionId);
+      expect(sessionIdOfChannel('', sessionKeys('', sessionId).channel)).toBe(sessionId);
+      expect(sessionIdOfChannel('q:', sessionKeys('p:', sessionId).channel)).toBeUndefined();
+      expect(sessionIdOfChannel('p:', sessionKeys('p:', sessionId).log)).toBeUndefined();
+    }
   });
 });

@@ -141,9 +141,11 @@ export class MemoryStore implements EventStore {
     this.#checkOpen();
     validateSessionId(sessionId);
     this.#watchers.add(sessionId, handlers);
-    return () => {
-      this.#watchers.remove(sessionId, handlers);
-    };
+    return this.#unwatch.bind(this, sessionId, handlers); // a bound method: no closure per watched session
+  }
+
+  #unwatch(sessionId: string, handlers: StoreWatchHandlers): void {
+    this.#watchers.remove(sessionId, handlers);
   }
 
   async ping(): Promise<void> {

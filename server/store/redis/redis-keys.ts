@@ -46,3 +46,9 @@ export function sessionIdOfEpochKey(prefix: string, key: string): string | undef
   if (!key.startsWith(`${prefix}{`) || !key.endsWith('}:epoch')) return undefined;
   return key.slice(prefix.length + 1, -'}:epoch'.length);
 }
+
+/** The session id of a notification channel of this prefix (`sessionKeys(prefix, id).channel`), or undefined. */
+export function sessionIdOfChannel(prefix: string, channel: string): string | undefined {
+  if (!channel.startsWith(`${prefix}{`) || !channel.endsWith('}:ch')) return undefined;
+  return channel.slice(prefix.length + 1, -'}:ch'.length);
+}

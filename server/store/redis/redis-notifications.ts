@@ -10,9 +10,9 @@ interface Subscription {
   readonly channel: string;
   /**
    * Resolves when the SUBSCRIBE is acknowledged (from then on, every commit of the session is delivered); rejects
-   * with `StoreUnavailableError` when Redis refused it.
+   * with `StoreUnavailableError` when Redis refused it. Undefined once acknowledged (no promise kept per session).
    */
-  active: Promise<void>;
+  active: Promise<void> | undefined;
   /** The last SUBSCRIBE was refused: `whenActive` sends it again. */
   refused: boolean;
 }
@@ -28,32 +28,41 @@ export class RedisNotifications {
   readonly #watchers: WatcherRegistry;
   readonly #report: StoreErrorReporter;
   readonly #bySession = new Map<string, Subscription>();
-  readonly #byChannel = new Map<string, string>();
+  /** The session of a channel (no map from channels back to sessions is kept: a channel names its session). */
+  readonly #sessionOfChannel: (channel: string) => string | undefined;
   /** Per watched session: epoch and last seq of what was delivered (a repeated or older notice is dropped). */
   readonly #delivered = new Map<string, { readonly epoch: string; readonly lastSeq: number }>();
 
-  constructor(transport: PubSubTransport, report: StoreErrorReporter) {
+  constructor(
+    transport: PubSubTransport,
+    report: StoreErrorReporter,
+    sessionOfChannel: (channel: string) => string | undefined,
+  ) {
     this.#transport = transport;
     this.#report = report;
+    this.#sessionOfChannel = sessionOfChannel;
     this.#watchers = new WatcherRegistry(report);
     transport.onMessage((channel, message) => this.#onMessage(channel, message));
     transport.onLost(() => this.#onLost());
   }
 
+  /** Returns the stop function: a bound method, not a closure (one per watched session on the node). */
   watch(sessionId: string, channel: string, handlers: StoreWatchHandlers): () => void {
     if (this.#watchers.add(sessionId, handlers)) {
-      const subscription: Subscription = { channel, active: Promise.resolve(), refused: false };
+      const subscription: Subscription = { channel, active: undefined, refused: false };
       subscription.active = this.#subscribe([subscription], false);
       this.#bySession.set(sessionId, subscription);
-      this.#byChannel.set(channel, sessionId);
     }
-    return () => {
-      if (!this.#watchers.remove(sessionId, handlers)) return;
-      this.#bySession.delete(sessionId);
-      this.#byChannel.delete(channel);
-      this.#delivered.delete(sessionId);
-      this.#transport.unsubscribe(channel).catch((error: unknown) => this.#reportError(error));
-    };
+    return this.#unwatch.bind(this, sessionId, handlers);
+  }
+
+  #unwatch(sessionId: string, handlers: StoreWatchHandlers): void {
+    if (!this.#watchers.remove(sessionId, handlers)) return;
+    const subscription = this.#bySession.get(sessionId);
+    this.#bySession.delete(sessionId);
+    this.#delivered.delete(sessionId);
+    if (subscription === undefined) return; // closed meanwhile
+    this.#transport.unsubscribe(subscription.channel).catch((error: unknown) => this.#reportError(error));
   }
 
   /**
@@ -64,6 +73,7 @@ export class RedisNotifications {
     const subscription = this.#bySession.get(sessionId);
     if (subscription === undefined) return;
     if (subscription.refused) subscription.active = this.#subscribe([subscription], true);
+    if (subscription.active === undefined) return;
     await withTimeout(
       subscription.active,
       timeoutMs,
@@ -81,15 +91,16 @@ export class RedisNotifications {
     this.#delivered.clear();
     this.#watchers.clear();
     this.#bySession.clear();
-    this.#byChannel.clear();
   }
 
   /** SUBSCRIBE; on a refusal the promise rejects with `StoreUnavailableError` (reported) and marks them refused. */
   #subscribe(subscriptions: readonly Subscription[], again: boolean): Promise<void> {
     for (const subscription of subscriptions) subscription.refused = false;
     const channels = subscriptions.map((subscription) => subscription.channel);
-    const active = this.#transport.subscribe(channels, again).then(
-      () => undefined,
+    const active: Promise<void> = this.#transport.subscribe(channels, again).then(
+      () => {
+        for (const subscription of subscriptions) if (subscription.active === active) subscription.active = undefined;
+      },
       (error: unknown) => {
         this.#reportError(error);
         for (const subscription of subscriptions) subscription.refused = true;
@@ -117,8 +128,9 @@ export class RedisNotifications {
   }
 
   #onMessage(channelBuffer: Buffer, message: Buffer): void {
-    const sessionId = this.#byChannel.get(channelBuffer.toString());
-    if (sessionId === undefined) return; // unsubscribed meanwhile
+    const channel = channelBuffer.toString();
+    const sessionId = this.#sessionOfChannel(channel);
+    if (sessionId === undefined || this.#bySession.get(sessionId)?.channel !== channel) return; // unsubscribed meanwhile
     if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
       this.#delivered.delete(sessionId);
       this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch

@@ -27,6 +27,7 @@ import {
   checkKeyPrefix,
   DEFAULT_KEY_PREFIX,
   epochKeyPattern,
+  sessionIdOfChannel,
   sessionIdOfEpochKey,
   sessionKeys,
   type SessionKeys,
@@ -156,7 +157,9 @@ export class RedisStore implements EventStore {
         wasReady = true;
       });
     }
-    this.#notifications = new RedisNotifications(transport, this.#report);
+    this.#notifications = new RedisNotifications(transport, this.#report, (channel) =>
+      sessionIdOfChannel(this.keyPrefix, channel),
+    );
   }
 
   onReconnect(listener: () => void): () => void {
