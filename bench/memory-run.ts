@@ -16,6 +16,13 @@ export interface IdleMemoryResult {
   /** V8 heap committed (used and free) per connection: RSS minus this is native memory (sockets, malloc). */
   readonly heapTotalPerConnectionBytes: number;
   readonly externalPerConnectionBytes: number;
+  /**
+   * The next `connections` on the same server: (RSS after 2N − RSS after N) / N, and the same for the heap. The
+   * first N also pay for what a process grows once under any load (V8's young generation reaching its size, malloc
+   * arenas): this is what each further connection costs, the figure to size a node by.
+   */
+  readonly marginalRssPerConnectionBytes: number;
+  readonly marginalHeapPerConnectionBytes: number;
 }
 
 /** Open `count` idle subscribers (each to its own session `${label}-i`), 100 at a time. */
@@ -61,7 +68,8 @@ export async function settledSample(server: ServerProcess, heapBefore: number, s
 /**
  * Scenario 4: RSS per idle subscribed connection. The server runs with --expose-gc; each connection subscribes to
  * its own session (a UI watching one agent). A warm-up round of connections first loads every code path, then
- * the server's memory is sampled after full GC before and after `connections` idle subscribers (once settled).
+ * the server's memory is sampled after full GC before and after `connections` idle subscribers (once settled), and
+ * once more after as many again (the marginal cost per connection).
  */
 export async function measureIdleMemory(
   target: SystemTarget,
@@ -79,6 +87,8 @@ export async function measureIdleMemory(
     const before = await server.sampleAfterGc();
     const open = await connectAll(target, port, connections, label);
     const after = await settledSample(server, before.heapUsedBytes, settleMs);
+    open.push(...(await connectAll(target, port, connections, `${label}-more`)));
+    const more = await settledSample(server, after.heapUsedBytes, settleMs);
     for (const connection of open) connection.close();
     return {
       connections,
@@ -90,6 +100,8 @@ export async function measureIdleMemory(
       heapPerConnectionBytes: (after.heapUsedBytes - before.heapUsedBytes) / connections,
       heapTotalPerConnectionBytes: (after.heapTotalBytes - before.heapTotalBytes) / connections,
       externalPerConnectionBytes: (after.externalBytes - before.externalBytes) / connections,
+      marginalRssPerConnectionBytes: (more.rssBytes - after.rssBytes) / connections,
+      marginalHeapPerConnectionBytes: (more.heapUsedBytes - after.heapUsedBytes) / connections,
     };
   } finally {
     await stopAll([server]);

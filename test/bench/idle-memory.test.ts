@@ -11,5 +11,7 @@ describe('idle memory harness', () => {
     expect(result.rssAfterBytes).toBeGreaterThan(0);
     expect(result.heapAfterBytes).toBeGreaterThan(0);
     expect(Number.isFinite(result.rssPerConnectionBytes)).toBe(true);
+    expect(Number.isFinite(result.marginalRssPerConnectionBytes)).toBe(true);
+    expect(result.marginalHeapPerConnectionBytes).toBeGreaterThan(0); // 20 more connections hold something
   });
 });
