@@ -1,47 +1,32 @@
 import { RedisStore } from '../../server/index.ts';
 import { fillSessionInStore, pageStore, runXrangeBaseline, type ReplayResult } from '../baselines/xrange.ts';
-import { cpuMs } from '../child/messages.ts';
 import { atLeast, type Row } from '../report.ts';
-import { stopAll, type BenchContext, type CatchUpRun, type HubTarget } from '../targets.ts';
+import type { BenchContext, HubTarget } from '../targets.ts';
+import { runCatchUpRounds, summarizeRounds, type CatchUpRound, type HubCatchUpResult } from './catchup-rounds.ts';
+
+export type { HubCatchUpResult } from './catchup-rounds.ts';
 
 export const CATCH_UP_EVENTS = 100_000;
 const PAGE_SIZE = 1000;
-
-export interface HubCatchUpResult extends CatchUpRun {
-  readonly eventsPerSec: number;
-  readonly cpuMsPer1kEvents: number;
-  readonly lagP99Ms: number;
-}
+/** Interleaved pairs of replays (raw `XRANGE`, hub) the figures are the medians of. */
+const ROUNDS = { quick: 3, full: 5 };
 
 export interface CatchUpResults {
+  /** The median raw `XRANGE` replay of the rounds (one replay when no hub runs). */
   readonly xrange?: ReplayResult;
   readonly storeRead?: ReplayResult;
+  /** The median hub replay of the rounds, with the median CPU per 1k events and lag p99. */
   readonly hub?: HubCatchUpResult;
-}
-
-async function runHubCatchUp(hub: HubTarget, sessionId: string): Promise<HubCatchUpResult> {
-  const [server] = await hub.start(1);
-  if (server === undefined) throw new Error('no hub');
-  try {
-    const port = server.ports[0]!;
-    await hub.catchUp(port, sessionId); // warm-up replay (JIT); not counted
-    await server.mark();
-    const run = await hub.catchUp(port, sessionId);
-    const cost = await server.sample();
-    return {
-      ...run,
-      eventsPerSec: (run.events * 1000) / run.lastEventMs,
-      cpuMsPer1kEvents: cpuMs(cost) / (run.events / 1000),
-      lagP99Ms: cost.lagP99Ms,
-    };
-  } finally {
-    await stopAll([server]);
-  }
+  /** Every round, in order. */
+  readonly rounds?: readonly CatchUpRound[];
+  /** The median of the rounds' hub / `XRANGE` ratios. */
+  readonly pairedRatio?: number;
 }
 
 /**
  * Scenario 3: a new subscriber replays a 100,000-event session from seq 0. The session is written straight into
- * the Redis store (not measured); the baseline pages the very same stream with raw XRANGE.
+ * the Redis store (not measured); the baseline pages the very same stream with raw XRANGE, in interleaved rounds
+ * with the hub (see `runCatchUpRounds`).
  */
 export async function runCatchUp(
   context: BenchContext,
@@ -50,22 +35,36 @@ export async function runCatchUp(
 ): Promise<{ rows: Row[]; raw: CatchUpResults }> {
   const store = await RedisStore.open({ url: context.redisUrl });
   const sessionId = `bench-catchup-${Date.now()}`;
-  const results: { xrange?: ReplayResult; storeRead?: ReplayResult; hub?: HubCatchUpResult } = {};
+  let results: CatchUpResults = {};
   try {
     await fillSessionInStore(store, sessionId, CATCH_UP_EVENTS);
-    results.xrange = await runXrangeBaseline(context.redisUrl, store.keys(sessionId).log, PAGE_SIZE);
-    log(`catch-up xrange: ${Math.round(results.xrange.eventsPerSec)} events/s`);
+    const key = store.keys(sessionId).log;
     if (!context.quick) await pageStore(store, sessionId, PAGE_SIZE); // warm-up pass
-    results.storeRead = await pageStore(store, sessionId, PAGE_SIZE);
-    log(`catch-up RedisStore.read: ${Math.round(results.storeRead.eventsPerSec)} events/s`);
-    if (hub !== undefined) {
+    const storeRead = await pageStore(store, sessionId, PAGE_SIZE);
+    log(`catch-up RedisStore.read: ${Math.round(storeRead.eventsPerSec)} events/s`);
+    results = { storeRead };
+    if (hub === undefined) {
+      results = { ...results, xrange: await runXrangeBaseline(context.redisUrl, key, PAGE_SIZE) };
+    } else {
       try {
-        results.hub = await runHubCatchUp(hub, sessionId);
-        log(
-          `catch-up hub: ${Math.round(results.hub.eventsPerSec)} events/s, live after ${results.hub.timeToLiveMs.toFixed(0)} ms`,
-        );
+        const count = context.quick ? ROUNDS.quick : ROUNDS.full;
+        const rounds = await runCatchUpRounds(hub, context.redisUrl, { key, sessionId, pageSize: PAGE_SIZE }, count);
+        for (const round of rounds) {
+          log(
+            `catch-up xrange ${Math.round(round.xrange.eventsPerSec)} events/s, hub ${Math.round(round.hub.eventsPerSec)} events/s (${round.ratio.toFixed(2)}×)`,
+          );
+        }
+        const summary = summarizeRounds(rounds);
+        results = { ...results, rounds };
+        if (summary !== undefined) {
+          results = { ...results, xrange: summary.xrange, hub: summary.hub, pairedRatio: summary.ratio };
+          log(
+            `catch-up hub: median ${Math.round(summary.hub.eventsPerSec)} events/s, paired ratio median ${summary.ratio.toFixed(2)}×`,
+          );
+        }
       } catch (error) {
         log(`catch-up hub failed: ${error instanceof Error ? error.message : String(error)}`);
+        results = { ...results, xrange: await runXrangeBaseline(context.redisUrl, key, PAGE_SIZE) };
       }
     }
   } finally {
