@@ -12,14 +12,13 @@ const CHANNEL = 'bench:xadd-relay:events';
 /**
  * The physical floor of the hub's design, one process per node: the raw `ws` relay (same clients, same frames),
  * except that each published frame is first stored with `XADD` on the bench's Redis and published (one pipelined
- * round trip, `XADD` then `PUBLISH`, auto-pipelined with the other frames of the same turn), then forwarded to this node's subscribers and acked; the other nodes forward
+ * round trip, `XADD` then `PUBLISH`), then forwarded to this node's subscribers and acked; the other nodes forward
  * it when the publication reaches them. No validation, no seq, no idempotency: only the storage and the cross-node
  * hop every durable multi-node design pays.
  */
 export async function startXaddRelay(redisUrl: string, host = '127.0.0.1'): Promise<ChildServer> {
-  // Auto-pipelining: the frames that arrive in one turn of the event loop share one write to Redis (the hub's
-  // store does the same), so the floor is the cheapest way to store each frame, not a round trip per frame.
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true });
+  // The same client settings as the hub's store on one Redis (no auto-pipelining): the floor pays what the hub pays.
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const nodeId = randomBytes(8);
   const subscribers = new Set<WebSocket>();

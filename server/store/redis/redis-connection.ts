@@ -89,9 +89,11 @@ const commandOptions = (timeouts: ConnectionTimeouts): RedisOptions => ({
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
   commandTimeout: timeouts.commandTimeoutMs,
-  // Commands issued in the same event-loop turn (commits and reads of many sessions) go out in one write:
-  // the append profile showed one socket write per commit.
-  enableAutoPipelining: true,
+  // No auto-pipelining on one Redis / Sentinel: it builds a Pipeline object per event-loop turn, which at the rates
+  // agents stream (one commit per turn) cost 7–18 % more server CPU per append (four paired fresh-node runs at
+  // 200/s), while at saturation Node's socket already coalesces queued writes (paired runs: the same CPU per
+  // append, 71–72 ms per 1k either way). See docs/performance.md.
+  enableAutoPipelining: false,
 });
 
 /** The notification connection queues its SUBSCRIBEs while down; the store resubscribes itself after a drop. */
