@@ -65,6 +65,14 @@ describe('hub: HTTP API', () => {
     const shape = await post('/v1/sessions/h1/events', { events: 'nope' });
     expect(((await shape.json()) as ErrorBody).error).toMatchObject({ code: 'BAD_REQUEST' });
 
+    // Data that is not lossless JSON, as JSON.parse hands it over (the route freezes what it decoded in place): a -0
+    // deep inside is reported with its path, and nothing is written.
+    const lossy = await post('/v1/sessions/h1/events', '{"events":[{"type":"app/note","data":{"a":[1,{"b":-0}]}}]}');
+    expect(lossy.status).toBe(400);
+    const lossyError = ((await lossy.json()) as ErrorBody).error;
+    expect(lossyError.message).toContain('data.a[1].b');
+    expect(lossyError.message).toContain('-0');
+
     const huge = await post('/v1/sessions/h1/events', { events: [user('x'.repeat(20_000))] });
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as ErrorBody).error.code).toBe('FRAME_TOO_LARGE');
