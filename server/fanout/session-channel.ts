@@ -72,7 +72,7 @@ export class SessionChannel implements StoreWatchHandlers {
   #ready: Promise<void> | undefined;
   #epoch = '';
   #lastSeq = -1;
-  /** `INITIALIZED | FAILED | CLOSED`: one field instead of three (16 bytes less per watched session). */
+  /** `INITIALIZED | FAILED | CLOSED`, each set once and never cleared: one field instead of three (16 bytes less per watched session). */
   #flags = 0;
   /** The tail of the channel's work, undefined when none is queued. */
   #queue: Promise<void> | undefined;
@@ -100,7 +100,7 @@ export class SessionChannel implements StoreWatchHandlers {
         this.#ready = undefined;
       },
       () => {
-        this.#failed = true;
+        this.#flags |= FAILED;
       },
     );
   }
@@ -109,24 +109,12 @@ export class SessionChannel implements StoreWatchHandlers {
     return (this.#flags & INITIALIZED) !== 0;
   }
 
-  set #initialized(value: boolean) {
-    this.#flags = value ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
-  }
-
   get #failed(): boolean {
     return (this.#flags & FAILED) !== 0;
   }
 
-  set #failed(value: boolean) {
-    this.#flags = value ? this.#flags | FAILED : this.#flags & ~FAILED;
-  }
-
   get #closed(): boolean {
     return (this.#flags & CLOSED) !== 0;
-  }
-
-  set #closed(value: boolean) {
-    this.#flags = value ? this.#flags | CLOSED : this.#flags & ~CLOSED;
   }
 
   /** Resolves once the head is known; rejects when the store could not be reached. */
@@ -274,7 +262,7 @@ export class SessionChannel implements StoreWatchHandlers {
   }
 
   close(): void {
-    this.#closed = true;
+    this.#flags |= CLOSED;
     this.#held = undefined;
     clearTimeout(this.#retryTimer);
     this.#stopWatch();
@@ -323,7 +311,7 @@ export class SessionChannel implements StoreWatchHandlers {
     const head = await this.#deps.store.head(this.sessionId);
     this.#epoch = head.epoch;
     this.#lastSeq = head.headSeq;
-    this.#initialized = true;
+    this.#flags |= INITIALIZED;
   }
 
   async #onCommitted(batch: CommittedBatch, source: BatchSource = 'store'): Promise<void> {
@@ -370,7 +358,7 @@ export class SessionChannel implements StoreWatchHandlers {
     const changed = this.#initialized;
     this.#epoch = head.epoch;
     this.#lastSeq = head.headSeq;
-    this.#initialized = true;
+    this.#flags |= INITIALIZED;
     if (changed) this.#reset(reason);
     return true;
   }
