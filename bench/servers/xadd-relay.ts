@@ -17,7 +17,7 @@ const CHANNEL = 'bench:xadd-relay:events';
  * hop every durable multi-node design pays.
  */
 export async function startXaddRelay(redisUrl: string, host = '127.0.0.1'): Promise<ChildServer> {
-  // The same client settings as the hub's store on one Redis (no auto-pipelining): the floor pays what the hub pays.
+  // The same pipelining setting as the hub's store on one Redis (none): the floor pays what the hub pays per command.
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const nodeId = randomBytes(8);
