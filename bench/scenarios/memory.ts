@@ -95,7 +95,7 @@ export function memoryRows(results: MemoryResults): Row[] {
     },
     {
       scenario,
-      metric: 'JS heap per idle connection (after GC), compiled hub',
+      metric: `JS heap per idle connection, the first ${connections.toLocaleString('en-US')} (after GC), compiled hub`,
       unit: 'KiB',
       hub: kib(results.hub?.heapPerConnectionBytes),
       baselineName: 'Socket.IO',

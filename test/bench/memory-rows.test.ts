@@ -14,7 +14,7 @@ function result(rssKiB: number, heapKiB: number, marginalRssKiB = rssKiB): IdleM
     heapTotalPerConnectionBytes: heapKiB * 1024,
     externalPerConnectionBytes: 0,
     marginalRssPerConnectionBytes: marginalRssKiB * 1024,
-    marginalHeapPerConnectionBytes: heapKiB * 1024,
+    marginalHeapPerConnectionBytes: (heapKiB + 1) * 1024, // apart from the first N's, so the heap row can tell
   };
 }
 
@@ -28,6 +28,7 @@ describe('memory scenario rows (pure)', () => {
       [12, 25, null],
     ]);
     expect(rows[0]!.metric).toBe('RSS per idle connection, the next 2,000 (after GC), compiled hub');
+    expect(rows[2]!.metric).toBe('JS heap per idle connection, the first 2,000 (after GC), compiled hub');
     expect(memoryRows({ hub: result(9, 5), socketio: result(15, 11) })[0]!.met).toBe(false);
     expect(memoryRows({ hub: result(11, 5), socketio: result(30, 11) })[0]!.met).toBe(false);
     expect(memoryRows({ hub: result(9, 5) })[0]!.met).toBeNull();

@@ -89,6 +89,23 @@ describe('connect failures are reported at once, with a typed code and the URL, 
     }
   });
 
+  it('a disconnected change names the next URL of the list and the same delay as the CONNECT_FAILED error', async () => {
+    const urls = [`ws://127.0.0.1:${await freePort()}/v1/ws`, `ws://127.0.0.1:${await freePort()}/v1/ws`];
+    const changes: StateChange[] = [];
+    const client = new HubClient({ url: urls, reconnect: fastRetry, connectTimeoutMs: 10_000 });
+    client.on('state', (_next, _previous, change) => changes.push(change));
+    try {
+      const [first, second] = await errors(client, 2);
+      const disconnected = changes.filter((change) => change.state === 'disconnected');
+      // Each failed attempt moves on to the other URL; the change says where and when, like the error's details.
+      expect(disconnected[0]).toMatchObject({ retryUrl: urls[1], retryInMs: first!.details['retryInMs'] });
+      expect(first!.details['url']).toBe(urls[0]);
+      expect(second!.details['url']).toBe(urls[1]);
+    } finally {
+      client.close();
+    }
+  });
+
   it('a server that accepts but never answers: CONNECT_FAILED (timeout) after connectTimeoutMs, then a retry', async () => {
     const sockets = new Set<Socket>();
     const silent = createTcpServer((socket) => sockets.add(socket));
