@@ -73,3 +73,23 @@ test('repeated fresh-node runs: each window is the median of the runs, appends a
   const rows = warmupRows({ systems: { hub: median, xadd: run([50, 40, 20]) } });
   expect(rows.at(-1)).toMatchObject({ hub: 120 / 150, baseline: 2, met: true });
 });
+
+test('the floors under the warmed window: raw ws relay without Redis, bare Node echo, redis-server ECHO', () => {
+  const run = (micros: readonly number[]) => ({
+    ratePerSec: 200,
+    errors: 0,
+    windows: micros.map((cpuMicrosPerAppend, index) => ({
+      fromMs: [0, 1500, 20_000][index]!,
+      toMs: [1500, 2000, 30_000][index]!,
+      appends: 10,
+      cpuMicrosPerAppend,
+    })),
+  });
+  const rows = warmupRows({
+    systems: { hub: run([900, 800, 600]), xadd: run([500, 400, 300]), ws: run([250, 220, 200]) },
+  });
+  const floor = rows.filter((row) => row.baselineName === 'raw ws relay (no Redis)');
+  expect(floor).toHaveLength(1);
+  expect(floor[0]).toMatchObject({ hub: 600, baseline: 200, met: null });
+  expect(rows.at(-1)).toMatchObject({ hub: 800 / 600, baseline: 400 / 300 });
+});
