@@ -7,9 +7,19 @@ import { MAX_WATCHERS_PER_SESSION } from '../../server/store/presence-store.ts';
 
 const WAIT = { timeout: 5000, interval: 5 };
 
+/** The memory engine's presence store, recording the ids of every `remove` it is asked for. */
+class RecordingPresence extends MemoryPresence {
+  readonly removed: string[][] = [];
+
+  override async remove(sessionId: string, ids: readonly string[]): Promise<void> {
+    this.removed.push([...ids]);
+    await super.remove(sessionId, ids);
+  }
+}
+
 /** A node's tracker on the memory engine's presence store (what a second node would read). */
-function tracker(): { tracker: PresenceTracker; store: MemoryPresence } {
-  const store = new MemoryPresence(new MemoryBackend());
+function tracker(): { tracker: PresenceTracker; store: RecordingPresence } {
+  const store = new RecordingPresence(new MemoryBackend());
   const presence = new PresenceTracker({
     store,
     nodeName: 'n',
@@ -41,9 +51,16 @@ describe('presence tracker: this node’s watchers of one session', () => {
     presence.leave('s', second);
     presence.leave('s', second); // a second leave of the same id writes nothing
     presence.leave('s', 'n/unknown');
+    expect(store.removed).toEqual([[second]]);
     await expect.poll(() => listedIds(store, 's'), WAIT).toEqual([first, third].sort());
     presence.leave('s', first);
     await expect.poll(() => listedIds(store, 's'), WAIT).toEqual([third]);
+    // One watcher left (held without a map): leaving an id that left already, or one never joined, keeps it.
+    presence.leave('s', first);
+    presence.leave('s', second);
+    presence.leave('other', third);
+    expect(store.removed).toEqual([[second], [first]]);
+    expect(await listedIds(store, 's')).toEqual([third]);
     const fourth = presence.join('s', 'dave')!;
     await expect.poll(() => listedIds(store, 's'), WAIT).toEqual([third, fourth].sort());
     presence.leave('s', third);
