@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench`. */
 export interface BenchOptions {
-  /** Short runs (whole suite < 2 min on 2 cores) instead of the full run (< 15 min). */
+  /** Short runs (whole suite < 3 min on 2 cores) instead of the full run (< 15 min). */
   readonly quick: boolean;
   /** Run only these scenarios (`--only append,fanout`); empty = all. */
   readonly only: readonly ScenarioName[];

@@ -169,19 +169,28 @@ export async function runWarmup(
       }
     }
   }
-  let wakeupFloor: WakeupFloor | undefined;
-  try {
-    const timing = context.quick ? { warmupMs: 300, durationMs: 1500 } : { warmupMs: 1000, durationMs: 4000 };
-    [wakeupFloor] = await measureWakeupFloor({ rates: [RATE_PER_SEC], ...timing });
-    log(
-      `wake-up floor at ${RATE_PER_SEC}/s: µs of CPU per message, Node echo / redis-server: ${wakeupFloor?.nodeEchoMicros.toFixed(0)} / ${wakeupFloor?.redisEchoMicros.toFixed(0)}`,
-    );
-  } catch (error) {
-    log(`wake-up floor failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const wakeupFloor = await wakeupFloorAtRate(context.quick, log);
   const results: WarmupResults = { systems: {}, runs: measured, ...(wakeupFloor === undefined ? {} : { wakeupFloor }) };
   for (const [key, measurements] of Object.entries(measured)) results.systems[key] = medianWindows(measurements);
   return { rows: warmupRows(results), raw: results };
+}
+
+/** A bare Node TCP echo and redis-server `ECHO` at RATE_PER_SEC (undefined, and logged, if it fails). */
+async function wakeupFloorAtRate(quick: boolean, log: (line: string) => void): Promise<WakeupFloor | undefined> {
+  try {
+    const timing = quick ? { warmupMs: 300, durationMs: 1500 } : { warmupMs: 1000, durationMs: 4000 };
+    const [floor] = await measureWakeupFloor({ rates: [RATE_PER_SEC], ...timing });
+    if (floor !== undefined) {
+      log(
+        `wake-up floor at ${RATE_PER_SEC}/s, µs of CPU per message: Node echo ${floor.nodeEchoMicros.toFixed(0)}, ` +
+          `redis-server ${floor.redisEchoMicros.toFixed(0)}`,
+      );
+    }
+    return floor;
+  } catch (error) {
+    log(`wake-up floor failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
 }
 
 function seconds(ms: number): string {
@@ -209,13 +218,14 @@ export function warmupRows(results: WarmupResults): Row[] {
       met: index === last ? atMost(hubValue, 50) : null,
     };
   });
+  const hubWarmed = hub?.windows.at(-1)?.cpuMicrosPerAppend ?? null;
   const ws = results.systems['ws'];
   if (ws !== undefined) {
     rows.push({
       scenario,
       metric: 'server CPU per append, warmed, next to a raw ws relay without Redis',
       unit: 'µs',
-      hub: hub?.windows.at(-1)?.cpuMicrosPerAppend ?? null,
+      hub: hubWarmed,
       baselineName: 'raw ws relay (no Redis)',
       baseline: ws.windows.at(-1)?.cpuMicrosPerAppend ?? null,
       target: '',
@@ -232,7 +242,7 @@ export function warmupRows(results: WarmupResults): Row[] {
         scenario,
         metric: 'server CPU per append, warmed, next to a server that only echoes (per message)',
         unit: 'µs',
-        hub: hub?.windows.at(-1)?.cpuMicrosPerAppend ?? null,
+        hub: hubWarmed,
         baselineName: name,
         baseline: micros,
         target: '',
