@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
@@ -18,7 +20,9 @@ export interface SocketIoAppend {
  * nodes deliver too), then acks.
  */
 export async function startSocketIo(redisUrl: string, host = '127.0.0.1'): Promise<ChildServer> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  // The adapter's own connections are duplicates of this one and carry its name (see untilAdapterReads).
+  const connectionName = `bench-socketio-${randomBytes(6).toString('hex')}`;
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName });
   const http = createServer();
   const io = new Server(http, {
     transports: ['websocket'],
@@ -42,6 +46,7 @@ export async function startSocketIo(redisUrl: string, host = '127.0.0.1'): Promi
     });
   });
   await new Promise<void>((resolve) => http.listen(0, host, resolve));
+  await untilAdapterReads(redis, connectionName);
   return {
     ports: [(http.address() as AddressInfo).port],
     stop: async () => {
@@ -50,4 +55,20 @@ export async function startSocketIo(redisUrl: string, host = '127.0.0.1'): Promi
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Wait until this node's adapter is blocked in its first `XREAD` of the stream. The adapter connects its reading
+ * client and starts at `$` (only what is added afterwards) on its own time after `createAdapter` returns, so a node
+ * that reported ready earlier would miss what the other node broadcast meanwhile, and a test waiting for those
+ * deliveries would wait forever (seen: a 30 s timeout once in six runs of the two-node smoke test).
+ */
+async function untilAdapterReads(redis: Redis, connectionName: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const clients = String(await redis.client('LIST')).split('\n');
+    if (clients.some((line) => line.includes(` name=${connectionName} `) && line.includes(' cmd=xread'))) return;
+    if (Date.now() > deadline) throw new Error(`socket.io adapter: no XREAD after ${timeoutMs} ms`);
+    await delay(5);
+  }
 }

@@ -1,10 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { ChildServer } from '../child/probe.ts';
-import { RELAY_ACK } from './ws-relay.ts';
+import { RELAY_ACK, startRelayServer } from './relay-server.ts';
 
 const STREAM_KEY = 'bench:xadd-relay:log';
 const CHANNEL = 'bench:xadd-relay:events';
@@ -30,37 +28,26 @@ export async function startXaddRelay(redisUrl: string, host = '127.0.0.1'): Prom
     if (message.subarray(0, nodeId.length).equals(nodeId)) return; // this node forwarded it already
     forward(message.subarray(nodeId.length));
   });
-  const http = createServer();
-  const wss = new WebSocketServer({ server: http, perMessageDeflate: false });
-  wss.on('connection', (socket, request) => {
-    const role = new URL(request.url ?? '/', 'http://relay').searchParams.get('role');
-    if (role === 'sub') {
-      subscribers.add(socket);
-      socket.on('close', () => subscribers.delete(socket));
-      return;
-    }
-    socket.on('message', (frame: Buffer) => {
-      Promise.all([
-        redis.xadd(STREAM_KEY, 'MAXLEN', '~', '100000', '*', 'e', frame),
-        redis.publish(CHANNEL, Buffer.concat([nodeId, frame])),
-      ]).then(
-        () => {
-          forward(frame);
-          socket.send(RELAY_ACK, { binary: true });
-        },
-        () => socket.close(1011),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, host, resolve));
-  return {
-    ports: [(http.address() as AddressInfo).port],
-    stop: async () => {
-      for (const socket of wss.clients) socket.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+  return startRelayServer(
+    host,
+    subscribers,
+    (socket) => {
+      socket.on('message', (frame: Buffer) => {
+        Promise.all([
+          redis.xadd(STREAM_KEY, 'MAXLEN', '~', '100000', '*', 'e', frame),
+          redis.publish(CHANNEL, Buffer.concat([nodeId, frame])),
+        ]).then(
+          () => {
+            forward(frame);
+            socket.send(RELAY_ACK, { binary: true });
+          },
+          () => socket.close(1011),
+        );
+      });
+    },
+    () => {
       subscriber.disconnect();
       redis.disconnect();
     },
-  };
+  );
 }
