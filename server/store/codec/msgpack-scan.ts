@@ -16,6 +16,8 @@
  * is "not canonical": the caller decodes such a value the slow way, which verifies it and throws on real garbage.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 /** Returned by the scan functions when the bytes are not canonical lossless JSON. */
 export const NOT_CANONICAL = -1;
 
@@ -114,10 +116,24 @@ function readInt32(bytes: Uint8Array, pos: number): number {
   return (bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
 }
 
+/**
+ * Strings from this many bytes on are checked by Node's own validator (`buffer.isUtf8`, simdutf), shorter ones in
+ * JavaScript. Measured (`node --import tsx`, one string at a time): 16 bytes 41 ns in JS against 110 ns native, 64
+ * bytes 143 against 131 ns, 1 KiB 2.4 µs against 0.13 µs, 16 KiB 36 µs against 0.41 µs (ASCII; mixed scripts
+ * 25 µs against 1.3 µs).
+ */
+const NATIVE_UTF8_MIN_BYTES = 64;
+
 /** Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF) of `length` bytes at `pos`. */
 export function scanUtf8(bytes: Uint8Array, pos: number, length: number, end: number): number {
   const stop = pos + length;
   if (stop > end) return NOT_CANONICAL;
+  if (length < NATIVE_UTF8_MIN_BYTES) return scanUtf8InJs(bytes, pos, stop);
+  return isUtf8(new Uint8Array(bytes.buffer, bytes.byteOffset + pos, length)) ? stop : NOT_CANONICAL;
+}
+
+/** `scanUtf8` in JavaScript over `pos`..`stop` (exported for the test that holds it to Node's validator). */
+export function scanUtf8InJs(bytes: Uint8Array, pos: number, stop: number): number {
   let index = pos;
   while (index < stop && bytes[index]! < 0x80) index++; // ASCII, the common case
   while (index < stop) {
