@@ -16,6 +16,7 @@ import { encodeEventBody } from '../server/store/codec/event-codec.ts';
 import { appendFrameBytes, encodeAppendFrame, encodeDraftArray, encodedDraft } from '../client/append-frame.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
 import { normalizeDraft } from '../shared/index.ts';
+import { bestCpuMicrosPerCall } from './best-cpu.ts';
 import { benchDraft } from './workload.ts';
 
 export interface AppendStepCost {
@@ -25,25 +26,9 @@ export interface AppendStepCost {
 }
 
 const DISTINCT_FRAMES = 1000;
-const REPETITIONS = 5;
-
-function cpuMicros(): number {
-  const usage = process.cpuUsage();
-  return usage.user + usage.system;
-}
-
-/** Best-of-`REPETITIONS` CPU µs per call of `step` over `iterations` calls (after one warm-up pass). */
+/** Best CPU µs per call of `step` over `iterations` calls, the frames cycled. */
 function timeStep(iterations: number, step: (index: number) => unknown): number {
-  let sink: unknown;
-  for (let index = 0; index < Math.min(iterations, 20_000); index++) sink = step(index % DISTINCT_FRAMES);
-  let best = Infinity;
-  for (let repetition = 0; repetition < REPETITIONS; repetition++) {
-    const started = cpuMicros();
-    for (let index = 0; index < iterations; index++) sink = step(index % DISTINCT_FRAMES);
-    best = Math.min(best, (cpuMicros() - started) / iterations);
-  }
-  if (sink === undefined) throw new Error('a step returned nothing');
-  return best;
+  return bestCpuMicrosPerCall(iterations, (index) => step(index % DISTINCT_FRAMES));
 }
 
 function asAppend(message: ClientMessage): AppendRequest {
@@ -132,8 +117,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stderr.write('usage: node --import tsx bench/append-steps.ts [--iterations N]\n');
     process.exit(2);
   }
-  process.stdout.write(`CPU per append of one bench event, by step (best of ${REPETITIONS}):\n`);
+  process.stdout.write(`CPU per append of one bench event, by step (best of 5):\n`);
   process.stdout.write(`${formatAppendSteps(measureAppendSteps({ iterations }))}\n`);
-  process.stdout.write(`\nThe SDK's CPU per one-event append, draft to frame (best of ${REPETITIONS}):\n`);
+  process.stdout.write(`\nThe SDK's CPU per one-event append, draft to frame (best of 5):\n`);
   process.stdout.write(`${formatAppendSteps(measureSdkAppendSteps({ iterations }))}\n`);
 }

@@ -9,6 +9,7 @@ import { freezeJson } from '../shared/index.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from '../server/store/codec/event-codec.ts';
 import { EncodedEventPage } from '../server/store/codec/encoded-page.ts';
+import { bestCpuMicrosPerCall } from './best-cpu.ts';
 
 export interface PageSpliceCost {
   readonly label: string;
@@ -17,23 +18,17 @@ export interface PageSpliceCost {
   /** CPU ms per page of `pageEvents` events: spliced (what the hub does) and decoded + encoded again. */
   readonly splicedMs: number;
   readonly reencodedMs: number;
+  /** Bytes of the page each way (the same when the splice is right). */
+  readonly splicedBytes: number;
+  readonly reencodedBytes: number;
 }
 
 const TIME = 1_767_225_600_123;
 const REPETITIONS = 7;
 
+/** Best CPU ms per page of `runs` builds (after `runs` × 3 untimed ones). */
 function bestCpuMs(runs: number, build: () => number): number {
-  let sink = 0;
-  for (let warm = 0; warm < runs * 3; warm++) sink += build();
-  let best = Infinity;
-  for (let repetition = 0; repetition < REPETITIONS; repetition++) {
-    const started = process.cpuUsage();
-    for (let run = 0; run < runs; run++) sink += build();
-    const used = process.cpuUsage(started);
-    best = Math.min(best, (used.user + used.system) / 1000 / runs);
-  }
-  if (sink === 0) throw new Error('built nothing');
-  return best;
+  return bestCpuMicrosPerCall(runs, build, { repetitions: REPETITIONS, warmupCalls: runs * 3 }) / 1000;
 }
 
 /** Each size: a page of `pageEvents` `tool/result` events whose output is `textBytes` of ASCII text. */
@@ -48,17 +43,19 @@ export function measurePageSplice(options: {
       encodeEventBody({ type: 'tool/result', data: freezeJson({ callId: `call-${index}`, output: text }) }),
     );
     const times = bodies.map(() => TIME);
-    const splicedMs = bestCpuMs(
-      options.runs,
-      () => new EncodedEventPage('s', { epoch: 'e', firstSeq: 0, bodies, times }).msgpack().byteLength,
-    );
-    const reencodedMs = bestCpuMs(
-      options.runs,
-      () =>
-        encodeMsgpackValue(bodies.map((body, seq) => toSessionEvent(decodeEventBody(body, 'bench'), seq, TIME)))
-          .byteLength,
-    );
-    return { label, textBytes, splicedMs, reencodedMs };
+    const spliced = (): number =>
+      new EncodedEventPage('s', { epoch: 'e', firstSeq: 0, bodies, times }).msgpack().byteLength;
+    const reencoded = (): number =>
+      encodeMsgpackValue(bodies.map((body, seq) => toSessionEvent(decodeEventBody(body, 'bench'), seq, TIME)))
+        .byteLength;
+    return {
+      label,
+      textBytes,
+      splicedMs: bestCpuMs(options.runs, spliced),
+      reencodedMs: bestCpuMs(options.runs, reencoded),
+      splicedBytes: spliced(),
+      reencodedBytes: reencoded(),
+    };
   });
 }
 

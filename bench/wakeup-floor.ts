@@ -7,11 +7,11 @@
  */
 import { connect, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { RedisServer } from '../test/helpers/redis-server.ts';
 import { cpuMs } from './child/messages.ts';
 import { ServerProcess } from './child/spawn.ts';
+import { runOpenLoop } from './load.ts';
 import { redisCpuMs } from './redis-stats.ts';
 
 export interface WakeupFloor {
@@ -31,16 +31,9 @@ export interface WakeupFloorOptions {
 const MESSAGE = Buffer.alloc(200, 0x61);
 const REDIS_ECHO = Buffer.from(`*2\r\n$4\r\nECHO\r\n$${MESSAGE.length}\r\n${MESSAGE.toString('latin1')}\r\n`, 'latin1');
 
-/** Write `message` at `ratePerSec` (due times from the start, so a late timer does not lower the rate) for `ms`. */
+/** Write `message` at `ratePerSec` for `ms` (open loop, bench/load.ts); returns how many were written. */
 async function writeAtRate(socket: Socket, message: Buffer, ratePerSec: number, ms: number): Promise<number> {
-  const started = performance.now();
-  let sent = 0;
-  while (performance.now() - started < ms) {
-    const wait = started + (sent * 1000) / ratePerSec - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    socket.write(message);
-    sent++;
-  }
+  const { sent } = await runOpenLoop({ ratePerSec, durationMs: ms, fire: () => socket.write(message) });
   return sent;
 }
 

@@ -120,7 +120,7 @@ function readInt32(bytes: Uint8Array, pos: number): number {
  * Strings from this many bytes on are checked by Node's own validator (`buffer.isUtf8`, simdutf), shorter ones in
  * JavaScript. Measured (`node --import tsx`, one string at a time): 16 bytes 41 ns in JS against 110 ns native, 64
  * bytes 143 against 131 ns, 1 KiB 2.4 µs against 0.13 µs, 16 KiB 36 µs against 0.41 µs (ASCII; mixed scripts
- * 25 µs against 1.3 µs).
+ * 25 µs against 1.3 µs). Per catch-up page: `bench/page-splice.ts`.
  */
 const NATIVE_UTF8_MIN_BYTES = 64;
 
@@ -132,7 +132,7 @@ export function scanUtf8(bytes: Uint8Array, pos: number, length: number, end: nu
   return isUtf8(new Uint8Array(bytes.buffer, bytes.byteOffset + pos, length)) ? stop : NOT_CANONICAL;
 }
 
-/** `scanUtf8` in JavaScript over `pos`..`stop` (exported for the test that holds it to Node's validator). */
+/** `scanUtf8` in JavaScript over `pos`..`stop` (exported for the test that holds both paths to the WHATWG decoder). */
 export function scanUtf8InJs(bytes: Uint8Array, pos: number, stop: number): number {
   let index = pos;
   while (index < stop && bytes[index]! < 0x80) index++; // ASCII, the common case
