@@ -59,6 +59,17 @@ describe('an SDK subscriber fed data it cannot trust', () => {
       await store.commit({ sessionId: 'ok', expectedSeq: 0, events: [{ type: 'app/note', data: 1 }] });
       await redis.xadd(store.keys('corrupt').log, '0-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
       await redis.set(store.keys('corrupt').epoch, 'epoch-of-the-corrupted-log'); // reads never create one
+      // Bodies that decode, but whose text is not UTF-8: msgpackr alone would hand out replaced characters.
+      const type = [0xa8, ...Buffer.from('app/note')];
+      const lone = Buffer.from([0x92, ...type, 0xd9, 100, 0xed, 0xa0, 0x80, ...Buffer.alloc(97, 0x61)]);
+      const cut = Buffer.from([0x92, ...type, 0xa3, 0xe4, 0x41, 0x41]);
+      for (const [sessionId, body] of [
+        ['lone-surrogate', lone],
+        ['bad-continuation', cut],
+      ] as const) {
+        await redis.xadd(store.keys(sessionId).log, '0-1', 'e', body, 't', '1');
+        await redis.set(store.keys(sessionId).epoch, `epoch-of-${sessionId}`);
+      }
     });
 
     it('the SDK takes DATA_CORRUPTED as final: one error, the subscription closed, no retry loop', async () => {
@@ -67,6 +78,20 @@ describe('an SDK subscriber fed data it cannot trust', () => {
         const { error, closed } = await firstError(client, 'corrupt');
         expect(error.code).toBe('DATA_CORRUPTED');
         expect(closed).toBe(true);
+      } finally {
+        client.close();
+      }
+    });
+
+    it('text that is not UTF-8 is DATA_CORRUPTED too, never delivered with replacement characters', async () => {
+      const client = new HubClient({ url: hub.wsUrl });
+      try {
+        for (const sessionId of ['lone-surrogate', 'bad-continuation']) {
+          const { error, closed } = await firstError(client, sessionId);
+          expect(error.code).toBe('DATA_CORRUPTED');
+          expect(error.message).toContain(sessionId);
+          expect(closed).toBe(true);
+        }
       } finally {
         client.close();
       }

@@ -3,6 +3,7 @@ import { isSeq } from '../../../shared/protocol-parse.ts';
 import { Packr } from 'msgpackr';
 import type { JsonValue, SessionEvent, SurfaceOp } from '../../../shared/index.ts';
 import { StoreDataError, type ValidatedDraft } from '../event-store.ts';
+import { stringsAreUtf8 } from './msgpack-strings.ts';
 
 /**
  * Binary form of one event's stored body (what the Redis engine keeps, and what both engines return in a
@@ -35,11 +36,15 @@ export function decodeEventBody(blob: Uint8Array, where: string): ValidatedDraft
 }
 
 function unpack(blob: Uint8Array, where: string): unknown {
+  let decoded: unknown;
   try {
-    return decoder.unpack(blob);
+    decoded = decoder.unpack(blob);
   } catch (error) {
     throw new StoreDataError(`${where}: undecodable msgpack (${(error as Error).message})`, { cause: error });
   }
+  // msgpackr turns a bad UTF-8 sequence into U+FFFD or another code point instead of throwing.
+  if (!stringsAreUtf8(blob)) throw new StoreDataError(`${where}: a string is not well-formed UTF-8`);
+  return decoded;
 }
 
 function bodyToDraft(body: unknown, where: string): ValidatedDraft {
