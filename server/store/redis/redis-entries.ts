@@ -17,30 +17,32 @@ function toInteger(text: string, where: string): number {
 
 const DIGIT_0 = 0x30;
 const DASH = 0x2d;
-const FIELD_BODY = 0x65; // 'e'
-const FIELD_TIME = 0x74; // 't'
+export const FIELD_BODY = 0x65; // 'e'
+export const FIELD_TIME = 0x74; // 't'
 
-/** Whether `id` is exactly `<seq>-1` (the decimal form of seq, no leading zero). */
-function isEntryId(id: Buffer, seq: number): boolean {
-  const digits = id.length - 2;
-  if (digits < 1 || digits > 16 || id[digits] !== DASH || id[digits + 1] !== DIGIT_0 + 1) return false;
-  if (id[0] === DIGIT_0 && digits > 1) return false;
+/** Whether `bytes[start..end)` is exactly the entry id `<seq>-1` (the decimal form of seq, no leading zero). */
+export function isEntryIdAt(bytes: Uint8Array, start: number, end: number, seq: number): boolean {
+  const digits = end - start - 2;
+  if (digits < 1 || digits > 16 || bytes[start + digits] !== DASH || bytes[start + digits + 1] !== DIGIT_0 + 1) {
+    return false;
+  }
+  if (bytes[start] === DIGIT_0 && digits > 1) return false;
   let value = 0;
-  for (let index = 0; index < digits; index++) {
-    const digit = id[index]! - DIGIT_0;
+  for (let index = start; index < start + digits; index++) {
+    const digit = bytes[index]! - DIGIT_0;
     if (digit < 0 || digit > 9) return false;
     value = value * 10 + digit;
   }
   return value === seq;
 }
 
-/** A decimal time of at most 16 digits, no leading zero, a safe integer; -1 otherwise. */
-function parseTime(text: Buffer): number {
-  const digits = text.length;
-  if (digits < 1 || digits > 16 || (text[0] === DIGIT_0 && digits > 1)) return -1;
+/** The decimal time in `bytes[start..end)`: at most 16 digits, no leading zero, a safe integer; -1 otherwise. */
+export function parseTimeAt(bytes: Uint8Array, start: number, end: number): number {
+  const digits = end - start;
+  if (digits < 1 || digits > 16 || (bytes[start] === DIGIT_0 && digits > 1)) return -1;
   let value = 0;
-  for (let index = 0; index < digits; index++) {
-    const digit = text[index]! - DIGIT_0;
+  for (let index = start; index < end; index++) {
+    const digit = bytes[index]! - DIGIT_0;
     if (digit < 0 || digit > 9) return -1;
     value = value * 10 + digit;
   }
@@ -62,7 +64,7 @@ export function streamEntryParts(
   for (let index = 0; index < entries.length; index++) {
     const [rawId, fields] = entries[index]!;
     const seq = fromSeq + index;
-    if (!isEntryId(rawId, seq)) {
+    if (!isEntryIdAt(rawId, 0, rawId.length, seq)) {
       throw new StoreDataError(
         `session ${sessionId} seq ${seq}: unexpected stream entry id ${rawId.toString('latin1')}`,
       );
@@ -75,7 +77,7 @@ export function streamEntryParts(
       if (name[0] === FIELD_BODY) body = fields[field + 1];
       else if (name[0] === FIELD_TIME) {
         const text = fields[field + 1]!;
-        time = parseTime(text);
+        time = parseTimeAt(text, 0, text.length);
         if (time < 0)
           throw new StoreDataError(`session ${sessionId} seq ${seq}: bad integer ${text.toString('latin1')}`);
       }

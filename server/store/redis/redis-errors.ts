@@ -17,7 +17,8 @@ export function toStoreError(
   /** On a cluster, a node connection that closed fails its in-flight commands with "Connection is closed" too. */
   closedMayBeSent = false,
 ): unknown {
-  if (!(error instanceof Error)) return error;
+  if (!(error instanceof Error) || error instanceof StoreDataError || error instanceof StoreUnavailableError)
+    return error;
   if (error.name === 'ReplyError') {
     if (TRANSIENT_REPLY.test(error.message)) {
       return new StoreUnavailableError(`redis ${operation}: ${error.message}`, { cause: error });

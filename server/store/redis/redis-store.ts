@@ -33,6 +33,9 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
+import { readPageInMulti } from './redis-page-multi.ts';
+import { pageTargetOf, RedisPageConnection } from './redis-page-connection.ts';
+import type { RespPage } from './resp-page.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import { connectionReady, dataNodes, openRedisConnections, topologyOf, type RedisClient } from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
@@ -101,6 +104,8 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
+  /** Catch-up pages in raw RESP where the topology allows (not on a Cluster, nor over TLS). */
+  readonly #pages: RedisPageConnection;
   readonly #isCluster: boolean;
   readonly #waitReplicas: number;
   /** Commits that wait for `waitReplicas` replicas (undefined when none is awaited). */
@@ -132,6 +137,7 @@ export class RedisStore implements EventStore {
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
+    this.#pages = new RedisPageConnection(() => pageTargetOf(command), this.#commandTimeoutMs);
     const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
     this.#replicaWait =
       this.#waitReplicas === 0
@@ -311,42 +317,36 @@ export class RedisStore implements EventStore {
   }
 
   async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+    const page = await this.#readRespPage(sessionId, fromSeq, limit);
+    if (page !== undefined) {
+      const { epochBefore: epoch, bodies, times } = page;
+      return epoch === ''
+        ? { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] }
+        : { epoch, firstSeq: fromSeq, bodies, times };
+    }
     const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
     if (epoch === '') return { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] };
     return { epoch, firstSeq: fromSeq, ...streamEntryParts(sessionId, fromSeq, entries) };
   }
 
   /**
-   * The epoch (`''` when none) and the raw stream entries from `fromSeq`, read atomically: `GET` and `XRANGE` in
-   * one `MULTI`/`EXEC` (a Lua script doing the same made Redis convert every entry to Lua and back, which cost
-   * twice the XRANGE itself).
+   * The page over the catch-up connection (redis-page-connection.ts); undefined when it cannot read it, or when
+   * the epoch changed between its `GET`s (a log started or was deleted meanwhile): then read it atomically below.
    */
-  async #readRawPage(
-    sessionId: string,
-    fromSeq: number,
-    limit: number,
-  ): Promise<{ epoch: string; entries: RawStreamEntry[] }> {
+  async #readRespPage(sessionId: string, fromSeq: number, limit: number): Promise<RespPage | undefined> {
     checkReadRequest(sessionId, fromSeq, limit);
     const keys = sessionKeys(this.keyPrefix, sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const replies = await this.#call('read', false, async () => {
-      const transaction = this.#redis
-        .multi()
-        .getBuffer(keys.epoch)
-        .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit);
-      let results: [Error | null, unknown][] | null;
-      try {
-        results = await transaction.exec();
-      } catch (error) {
-        // EXECABORT: a command was refused while queued (LOADING, BUSY...); report the refusal itself.
-        throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
-      }
-      if (results === null) throw new StoreUnavailableError('redis read: the transaction was discarded');
-      for (const [error] of results) if (error !== null) throw error;
-      return results.map(([, result]) => result);
-    });
-    const [rawEpoch, entries] = replies as [Buffer | null, RawStreamEntry[]];
-    return { epoch: rawEpoch === null ? '' : rawEpoch.toString(), entries };
+    const page = await this.#call('read', false, () => this.#pages.read(keys, sessionId, fromSeq, limit));
+    return page !== undefined && page.epochBefore === page.epochAfter ? page : undefined;
+  }
+
+  /** The epoch (`''` when none) and the raw stream entries from `fromSeq`, read atomically (redis-page-multi.ts). */
+  async #readRawPage(sessionId: string, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    const keys = sessionKeys(this.keyPrefix, sessionId);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    return this.#call('read', false, () => readPageInMulti(this.#redis, keys, fromSeq, limit));
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
@@ -391,6 +391,7 @@ export class RedisStore implements EventStore {
 
   async close(): Promise<void> {
     this.#notifications.close();
+    this.#pages.close();
     await Promise.all(
       [this.#redis, this.#subscriber].map((connection) =>
         connection.status === 'ready'

@@ -1,0 +1,172 @@
+/**
+ * The catch-up page read in raw RESP (redis-page-connection.ts): where the replies end in a growing buffer, and
+ * the page they hold, without an object per stream entry beyond its body's `Buffer` (ioredis builds two arrays and
+ * five `Buffer`s per entry, and in the hub those survived scavenges: docs/performance.md, "Catch-up reads in raw
+ * RESP"). Pure: no I/O.
+ */
+
+import { StoreDataError, type StoredPage } from '../event-store.ts';
+import { FIELD_BODY, FIELD_TIME, isEntryIdAt, parseTimeAt } from './redis-entries.ts';
+
+const CR = 0x0d;
+const BULK = 0x24; // '$'
+const ARRAY = 0x2a; // '*'
+const ERROR = 0x2d; // '-'
+const SIMPLE = 0x2b; // '+'
+const INTEGER = 0x3a; // ':'
+
+/** A Redis error reply, named like ioredis's so that the store maps it the same way (`toStoreError`). */
+export class RespReplyError extends Error {
+  override readonly name = 'ReplyError';
+}
+
+/** The server sent bytes that are not RESP 2: the connection cannot be trusted any more. */
+export class RespProtocolError extends Error {
+  override readonly name = 'RespProtocolError';
+}
+
+/**
+ * Finds where `replies` top-level RESP values end in bytes that arrive in pieces. Resumable: `scan` continues
+ * where the previous call stopped, so every byte of a large reply is looked at once.
+ */
+export class RespReplyScanner {
+  #pos = 0;
+  /** Values still to skip in the current reply (an array adds its items). */
+  #pending = 0;
+  #replies: number;
+
+  constructor(replies: number) {
+    this.#replies = replies;
+  }
+
+  /** The offset just past the last reply, or -1 until `bytes[0..length)` holds all of them. */
+  scan(bytes: Uint8Array, length: number): number {
+    for (;;) {
+      if (this.#pending === 0) {
+        if (this.#replies === 0) return this.#pos;
+        this.#replies--;
+        this.#pending = 1;
+      }
+      const pos = this.#pos;
+      if (pos >= length) return -1;
+      const lineEnd = bytes.indexOf(CR, pos + 1);
+      if (lineEnd < 0 || lineEnd + 1 >= length) return -1;
+      const type = bytes[pos]!;
+      if (type === BULK) {
+        const size = readInteger(bytes, pos + 1, lineEnd);
+        const next = size < 0 ? lineEnd + 2 : lineEnd + 2 + size + 2;
+        if (next > length) return -1;
+        this.#pos = next;
+        this.#pending--;
+      } else if (type === ARRAY) {
+        this.#pos = lineEnd + 2;
+        this.#pending += Math.max(0, readInteger(bytes, pos + 1, lineEnd)) - 1;
+      } else if (type === SIMPLE || type === ERROR || type === INTEGER) {
+        this.#pos = lineEnd + 2;
+        this.#pending--;
+      } else {
+        throw new RespProtocolError(`unexpected RESP type byte 0x${type.toString(16)}`);
+      }
+    }
+  }
+}
+
+/** The decimal integer in `bytes[start..end)` (RESP lengths; `-1` for nil). */
+function readInteger(bytes: Uint8Array, start: number, end: number): number {
+  const negative = bytes[start] === ERROR;
+  const first = negative ? start + 1 : start;
+  if (end <= first || end - first > 15) throw new RespProtocolError('bad RESP length');
+  let value = 0;
+  for (let index = first; index < end; index++) {
+    const digit = bytes[index]! - 0x30;
+    if (digit < 0 || digit > 9) throw new RespProtocolError('bad RESP length');
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+}
+
+/** A cursor over complete replies (the scanner has seen them end). */
+class ReplyReader {
+  pos = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  /** The next header's type and its integer (length or count); throws the error of an error reply. */
+  header(): { type: number; value: number; body: number } {
+    const { bytes } = this;
+    const type = bytes[this.pos]!;
+    const lineEnd = bytes.indexOf(CR, this.pos + 1);
+    if (type === ERROR) throw new RespReplyError(bytes.toString('utf8', this.pos + 1, lineEnd));
+    if (type !== BULK && type !== ARRAY) throw new RespProtocolError(`unexpected reply type 0x${type.toString(16)}`);
+    const value = readInteger(bytes, this.pos + 1, lineEnd);
+    this.pos = lineEnd + 2;
+    return { type, value, body: this.pos };
+  }
+
+  /** A bulk string's offsets (start, end); `undefined` for nil. */
+  bulk(): [number, number] | undefined {
+    const { type, value, body } = this.header();
+    if (type !== BULK) throw new RespProtocolError('expected a bulk string');
+    if (value < 0) return undefined;
+    this.pos = body + value + 2;
+    return [body, body + value];
+  }
+
+  array(): number {
+    const { type, value } = this.header();
+    if (type !== ARRAY) throw new RespProtocolError('expected an array');
+    return Math.max(0, value);
+  }
+}
+
+/** The page's parts, with the epoch read before and after the `XRANGE` (`''` when none). */
+export interface RespPage extends Pick<StoredPage, 'bodies' | 'times'> {
+  readonly epochBefore: string;
+  readonly epochAfter: string;
+}
+
+/**
+ * Parse the replies of `GET epoch`, `XRANGE log <fromSeq>-0 + COUNT n`, `GET epoch`. Entries are checked as
+ * `streamEntryParts` checks them (ids `<seq>-1` from `fromSeq` on, fields `e` and `t`): `StoreDataError` on
+ * anything else; an error reply throws `RespReplyError`. The bodies are views of `bytes`.
+ */
+export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: number): RespPage {
+  const reader = new ReplyReader(bytes);
+  const epochBefore = epochText(bytes, reader.bulk());
+  const count = reader.array();
+  const bodies: Buffer[] = [];
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const seq = fromSeq + index;
+    if (reader.array() !== 2) throw new StoreDataError(`session ${sessionId} seq ${seq}: malformed stream entry`);
+    const [idStart, idEnd] = reader.bulk() ?? [0, 0];
+    if (!isEntryIdAt(bytes, idStart, idEnd, seq)) {
+      const id = bytes.toString('latin1', idStart, idEnd);
+      throw new StoreDataError(`session ${sessionId} seq ${seq}: unexpected stream entry id ${id}`);
+    }
+    let body: Buffer | undefined;
+    let time = -2;
+    const fields = reader.array();
+    for (let field = 0; field + 1 < fields; field += 2) {
+      const [nameStart, nameEnd] = reader.bulk() ?? [0, 0];
+      const [valueStart, valueEnd] = reader.bulk() ?? [0, 0];
+      if (nameEnd - nameStart !== 1) continue;
+      if (bytes[nameStart] === FIELD_BODY) body = bytes.subarray(valueStart, valueEnd);
+      else if (bytes[nameStart] === FIELD_TIME) time = parseTimeAt(bytes, valueStart, valueEnd);
+      if (time === -1) {
+        const text = bytes.toString('latin1', valueStart, valueEnd);
+        throw new StoreDataError(`session ${sessionId} seq ${seq}: bad integer ${text}`);
+      }
+    }
+    if (fields % 2 === 1) reader.bulk();
+    if (body === undefined || time < 0)
+      throw new StoreDataError(`session ${sessionId} seq ${seq}: entry lacks field e or t`);
+    bodies.push(body);
+    times.push(time);
+  }
+  const epochAfter = epochText(bytes, reader.bulk());
+  return { epochBefore, epochAfter, bodies, times };
+}
+
+function epochText(bytes: Buffer, range: [number, number] | undefined): string {
+  return range === undefined ? '' : bytes.toString('utf8', range[0], range[1]);
+}
