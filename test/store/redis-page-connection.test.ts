@@ -21,6 +21,12 @@ async function calls(admin: Redis, name: string): Promise<number> {
   return Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
 }
 
+/** Connections Redis has open. */
+async function clientCount(admin: Redis): Promise<number> {
+  const list = (await admin.call('CLIENT', 'LIST')) as string;
+  return list.trim().split('\n').length;
+}
+
 describe('RedisStore catch-up pages over their own connection', () => {
   let server: RedisServer | undefined;
   let store: RedisStore | undefined;
@@ -83,10 +89,17 @@ describe('RedisStore catch-up pages over their own connection', () => {
     const fresh = new Redis(server!.url);
     try {
       expect(await replay(store, fresh)).toBe(0);
+      const execs = await calls(fresh, 'exec');
       server!.pause();
       await expect(store.readStoredPage('s', 0, 1_000)).rejects.toBeInstanceOf(StoreUnavailableError);
       server!.resume();
       expect(await replay(store, fresh)).toBe(0);
+      // The read that got no reply was not asked again through ioredis (a frozen Redis is not asked twice).
+      expect((await calls(fresh, 'exec')) - execs).toBe(3); // the replay's readPage only
+      await store.close();
+      expect(await store.readStoredPage('s', 0, 10).catch((error: unknown) => error)).toBeInstanceOf(Error);
+      // The store's three connections are gone, the catch-up one included; this one is left.
+      await vi.waitFor(async () => expect(await clientCount(fresh)).toBe(1), WAIT);
     } finally {
       fresh.disconnect();
     }

@@ -119,5 +119,8 @@ describe('catch-up pages in raw RESP', () => {
     expect(() => parsePageReplies(loading, 's', 0)).toThrow('LOADING Redis is loading');
     expect(() => new RespReplyScanner(1).scan(Buffer.from('?what\r\n'), 7)).toThrow(RespProtocolError);
     expect(() => new RespReplyScanner(1).scan(Buffer.from('$12a\r\n'), 6)).toThrow(RespProtocolError);
+    // A stream that lost its place: a line or a bulk string not ended by CR LF.
+    expect(() => new RespReplyScanner(1).scan(Buffer.from('+OK\rX\r\n'), 7)).toThrow(RespProtocolError);
+    expect(() => new RespReplyScanner(1).scan(Buffer.from('$1\r\nab\r\n'), 8)).toThrow(RespProtocolError);
   });
 });

@@ -1,8 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import { Cluster } from 'ioredis';
+import { StoreUnavailableError } from '../event-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { SessionKeys } from './redis-keys.ts';
-import { parsePageReplies, RespReplyError, RespReplyScanner, type RespPage } from './resp-page.ts';
+import { parsePageReplies, RespProtocolError, RespReplyScanner, type RespPage } from './resp-page.ts';
 
 /** Where the command connection is connected now, and how it logs in. */
 interface PageTarget {
@@ -38,14 +39,22 @@ const nonEmpty = (value: unknown): string | undefined =>
 
 interface PendingReplies {
   readonly scanner: RespReplyScanner;
+  /** A login command (AUTH, SELECT): anything but `+OK` fails the connection before a later reply is handed out. */
+  readonly login: boolean;
   readonly resolve: (bytes: Buffer) => void;
   readonly reject: (error: Error) => void;
 }
 
-/** A connection's failure: the caller reads the page the usual way (ioredis), which reports the real state. */
+/** The connection failed: the caller reads the page the usual way (ioredis), which reports the real state. */
 class PageConnectionLost extends Error {
   override readonly name = 'PageConnectionLost';
 }
+
+/** After a failure the socket rests this long before the next try (doubling up to the max; a success resets it). */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+/** As ioredis does on its connections: a NAT or balancer that drops idle flows is noticed. */
+const KEEP_ALIVE_MS = 10_000;
 
 const command = (...args: string[]): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
@@ -53,8 +62,9 @@ const command = (...args: string[]): string =>
 /**
  * A plain socket to the store's Redis for catch-up pages only: `GET epoch`, `XRANGE`, `GET epoch` written in RESP,
  * the replies gathered in one buffer and parsed into the page's bodies (views of it) and times, without the
- * objects ioredis makes per entry (docs/performance.md, "Catch-up reads in raw RESP"). Connects on first use and
- * again after a failure, or when the command connection moved to another address (a Sentinel failover).
+ * objects ioredis makes per entry (docs/performance.md, "Catch-up reads in raw RESP"). Connects on first use, to
+ * the address the command connection is connected to, and again after a failure (after a rest) or after the
+ * command connection reconnected (`reset`: a failover may have moved the master behind the same address).
  */
 export class RedisPageConnection {
   readonly #target: () => PageTarget | undefined;
@@ -65,6 +75,11 @@ export class RedisPageConnection {
   #data: Buffer | undefined;
   #length = 0;
   #lastReplyBytes = 0;
+  #closed = false;
+  #failures = 0;
+  #restUntil = 0;
+  /** Whether the current socket answered a read: a socket that never did (refused, login refused) makes it rest. */
+  #answered = false;
 
   constructor(target: () => PageTarget | undefined, timeoutMs: number) {
     this.#target = target;
@@ -72,65 +87,73 @@ export class RedisPageConnection {
   }
 
   /**
-   * Read a page; undefined when this connection cannot (no target, or it failed: the caller reads the usual way).
-   * An error reply rejects with `RespReplyError`, a malformed entry with `StoreDataError`.
+   * Read a page; undefined when this connection cannot (closed, no target, resting after a failure, or it failed:
+   * the caller reads the usual way). No reply within the command timeout rejects with `StoreUnavailableError`; an
+   * error reply with a `ReplyError`; a malformed entry with `StoreDataError`.
    */
   async read(keys: SessionKeys, sessionId: string, fromSeq: number, limit: number): Promise<RespPage | undefined> {
     const socket = this.#connected();
     if (socket === undefined) return undefined;
     const epoch = command('GET', keys.epoch);
     socket.write(`${epoch}${command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit))}${epoch}`);
-    let bytes: Buffer;
     try {
-      bytes = await this.#replies(3);
+      return parsePageReplies(await this.#replies(3, false), sessionId, fromSeq);
     } catch (error) {
-      if (error instanceof PageConnectionLost) return undefined;
+      if (error instanceof RespProtocolError) this.#lost(socket, error.message);
+      if (error instanceof PageConnectionLost || error instanceof RespProtocolError) return undefined;
       throw error;
     }
-    return parsePageReplies(bytes, sessionId, fromSeq);
+  }
+
+  /** Drop the socket (the command connection reconnected); the next read connects again, without a rest. */
+  reset(): void {
+    this.#failures = 0;
+    this.#restUntil = 0;
+    this.#fail(new PageConnectionLost('the command connection reconnected'));
   }
 
   close(): void {
+    this.#closed = true;
     this.#fail(new PageConnectionLost('the store is closed'));
   }
 
   #connected(): Socket | undefined {
+    if (this.#closed || Date.now() < this.#restUntil) return undefined;
     const target = this.#target();
     if (target === undefined) return undefined;
     const address = `${target.host}:${target.port}/${target.db}`;
     if (this.#socket !== undefined && address === this.#address) return this.#socket;
     this.#fail(new PageConnectionLost('the command connection moved'));
-    const socket = connect({ host: target.host, port: target.port, noDelay: true });
+    const socket = connect({ host: target.host, port: target.port, noDelay: true, keepAlive: true });
+    socket.setKeepAlive(true, KEEP_ALIVE_MS);
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
     socket.on('error', (error) => this.#lost(socket, error.message));
     socket.on('close', () => this.#lost(socket, 'closed'));
     this.#socket = socket;
     this.#address = address;
+    this.#answered = false;
     if (target.password !== undefined) {
       const auth =
         target.username === undefined ? ['AUTH', target.password] : ['AUTH', target.username, target.password];
-      this.#handshake(socket, auth);
+      this.#login(socket, auth);
     }
-    if (target.db !== 0) this.#handshake(socket, ['SELECT', String(target.db)]);
+    if (target.db !== 0) this.#login(socket, ['SELECT', String(target.db)]);
     return socket;
   }
 
-  /** Send a login command; its refusal closes the connection (the page read after it fails over to ioredis). */
-  #handshake(socket: Socket, args: string[]): void {
+  /** Send a login command; its refusal fails the connection in `#deliver`, before the reads behind it. */
+  #login(socket: Socket, args: string[]): void {
     socket.write(command(...args));
-    this.#replies(1).then(
-      (reply) => {
-        if (reply[0] !== 0x2b) this.#lost(socket, `${args[0]!} refused: ${reply.toString('utf8', 1).trim()}`);
-      },
-      () => undefined, // the connection failed: its reads were told
-    );
+    this.#replies(1, true).catch(() => undefined); // a failure reached the reads queued behind it
   }
 
-  #replies(count: number): Promise<Buffer> {
+  #replies(count: number, login: boolean): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#lost(this.#socket, `no reply after ${this.#timeoutMs} ms`), this.#timeoutMs);
+      const timer = setTimeout(() => this.#timedOut(), this.#timeoutMs);
+      timer.unref();
       this.#queue.push({
         scanner: new RespReplyScanner(count),
+        login,
         resolve: (bytes) => {
           clearTimeout(timer);
           resolve(bytes);
@@ -143,21 +166,29 @@ export class RedisPageConnection {
     });
   }
 
+  /** No reply in time: Redis is frozen or far away. Fail like ioredis would, without asking it again via ioredis. */
+  #timedOut(): void {
+    if (this.#socket === undefined) return;
+    this.#fail(new StoreUnavailableError(`redis read: no reply within ${this.#timeoutMs} ms`));
+  }
+
   #onData(socket: Socket, chunk: Buffer): void {
     if (socket !== this.#socket) return;
     if (this.#data === undefined) {
       this.#data = chunk;
       this.#length = chunk.length;
     } else {
-      if (this.#length + chunk.length > this.#data.length) {
-        // The last reply's size first (pages of a replay are alike), then doubling: each byte is copied about once.
-        const needed = this.#length + chunk.length;
-        const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.#data.length, this.#lastReplyBytes));
+      const needed = this.#length + chunk.length;
+      if (needed > this.#data.length) {
+        // The last reply's size first (the pages of a replay are alike), then doubling: each byte is copied about
+        // once. The hint is capped, so one huge page does not make every later one allocate as much.
+        const hint = Math.min(this.#lastReplyBytes, 8 * needed);
+        const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.#data.length, hint));
         this.#data.copy(grown, 0, 0, this.#length);
         this.#data = grown;
       }
       chunk.copy(this.#data, this.#length);
-      this.#length += chunk.length;
+      this.#length = needed;
     }
     try {
       this.#deliver();
@@ -170,12 +201,18 @@ export class RedisPageConnection {
   #deliver(): void {
     while (this.#data !== undefined) {
       const head = this.#queue[0];
-      if (head === undefined) throw new RespReplyError('a reply nobody asked for');
-      const end = head.scanner.scan(this.#data, this.#length);
+      if (head === undefined) throw new RespProtocolError('a reply nobody asked for');
+      const end = head.scanner.scan(this.#data.subarray(0, this.#length), this.#length);
       if (end < 0) return;
-      this.#queue.shift();
       const bytes = this.#data.subarray(0, end);
-      this.#lastReplyBytes = end;
+      if (head.login && bytes[0] !== 0x2b)
+        throw new PageConnectionLost(`login refused: ${bytes.toString('utf8', 1).trim()}`);
+      this.#queue.shift();
+      if (!head.login) {
+        this.#answered = true;
+        this.#failures = 0;
+        this.#lastReplyBytes = end;
+      }
       const rest = this.#length - end;
       this.#data = rest === 0 ? undefined : Buffer.from(this.#data.subarray(end, this.#length));
       this.#length = rest;
@@ -185,7 +222,14 @@ export class RedisPageConnection {
 
   #lost(socket: Socket | undefined, why: string): void {
     if (socket === undefined || socket !== this.#socket) return;
+    if (!this.#answered) this.#rest();
     this.#fail(new PageConnectionLost(`catch-up connection to ${this.#address}: ${why}`));
+  }
+
+  /** Rest before the next try: a Redis that refuses this socket (maxclients, a proxy's limit, a login) is not hammered. */
+  #rest(): void {
+    this.#failures++;
+    this.#restUntil = Date.now() + Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.#failures - 1));
   }
 
   #fail(error: Error): void {

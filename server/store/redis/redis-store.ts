@@ -138,6 +138,7 @@ export class RedisStore implements EventStore {
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#pages = new RedisPageConnection(() => pageTargetOf(command), this.#commandTimeoutMs);
+    command.on('ready', () => this.#pages.reset()); // after a reconnect the master may sit behind the same address
     const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
     this.#replicaWait =
       this.#waitReplicas === 0

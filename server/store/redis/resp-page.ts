@@ -9,6 +9,7 @@ import { StoreDataError, type StoredPage } from '../event-store.ts';
 import { FIELD_BODY, FIELD_TIME, isEntryIdAt, parseTimeAt } from './redis-entries.ts';
 
 const CR = 0x0d;
+const LF = 0x0a;
 const BULK = 0x24; // '$'
 const ARRAY = 0x2a; // '*'
 const ERROR = 0x2d; // '-'
@@ -39,7 +40,10 @@ export class RespReplyScanner {
     this.#replies = replies;
   }
 
-  /** The offset just past the last reply, or -1 until `bytes[0..length)` holds all of them. */
+  /**
+   * The offset just past the last reply, or -1 until `bytes[0..length)` holds all of them. `bytes` must end at
+   * `length` (a view, not a buffer with spare capacity: the line search would read that too).
+   */
   scan(bytes: Uint8Array, length: number): number {
     for (;;) {
       if (this.#pending === 0) {
@@ -51,11 +55,15 @@ export class RespReplyScanner {
       if (pos >= length) return -1;
       const lineEnd = bytes.indexOf(CR, pos + 1);
       if (lineEnd < 0 || lineEnd + 1 >= length) return -1;
+      if (bytes[lineEnd + 1] !== LF) throw new RespProtocolError('a RESP line without CR LF');
       const type = bytes[pos]!;
       if (type === BULK) {
         const size = readInteger(bytes, pos + 1, lineEnd);
         const next = size < 0 ? lineEnd + 2 : lineEnd + 2 + size + 2;
         if (next > length) return -1;
+        if (size >= 0 && (bytes[next - 2] !== CR || bytes[next - 1] !== LF)) {
+          throw new RespProtocolError('a RESP bulk string without CR LF');
+        }
         this.#pos = next;
         this.#pending--;
       } else if (type === ARRAY) {
