@@ -80,6 +80,8 @@ export class RedisPageConnection {
   #restUntil = 0;
   /** Whether the current socket answered a read: a socket that never did (refused, login refused) makes it rest. */
   #answered = false;
+  /** Armed while replies are awaited, restarted by every byte that arrives. */
+  #progress: ReturnType<typeof setTimeout> | undefined;
 
   constructor(target: () => PageTarget | undefined, timeoutMs: number) {
     this.#target = target;
@@ -149,25 +151,18 @@ export class RedisPageConnection {
 
   #replies(count: number, login: boolean): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#timedOut(), this.#timeoutMs);
-      timer.unref();
-      this.#queue.push({
-        scanner: new RespReplyScanner(count),
-        login,
-        resolve: (bytes) => {
-          clearTimeout(timer);
-          resolve(bytes);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
+      this.#queue.push({ scanner: new RespReplyScanner(count), login, resolve, reject });
+      this.#progress ??= setTimeout(() => this.#timedOut(), this.#timeoutMs).unref();
     });
   }
 
-  /** No reply in time: Redis is frozen or far away. Fail like ioredis would, without asking it again via ioredis. */
+  /**
+   * No byte for the command timeout while replies are awaited: Redis is frozen or gone. Fail like ioredis would,
+   * without asking again through ioredis. (Counted from the last byte, so a large page does not fail the small
+   * reads queued behind it.)
+   */
   #timedOut(): void {
+    this.#progress = undefined;
     if (this.#socket === undefined) return;
     this.#fail(new StoreUnavailableError(`redis read: no reply within ${this.#timeoutMs} ms`));
   }
@@ -194,7 +189,15 @@ export class RedisPageConnection {
       this.#deliver();
     } catch (error) {
       this.#lost(socket, (error as Error).message);
+      return;
     }
+    if (this.#queue.length > 0) this.#progress?.refresh();
+    else this.#stopProgress();
+  }
+
+  #stopProgress(): void {
+    if (this.#progress !== undefined) clearTimeout(this.#progress);
+    this.#progress = undefined;
   }
 
   /** Hand every complete reply to its reader; the bytes after it move to a buffer of their own. */
@@ -233,6 +236,7 @@ export class RedisPageConnection {
   }
 
   #fail(error: Error): void {
+    this.#stopProgress();
     const socket = this.#socket;
     this.#socket = undefined;
     this.#data = undefined;
