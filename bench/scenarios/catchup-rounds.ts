@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { pageStream, type ReplayResult } from '../baselines/xrange.ts';
 import { cpuMs } from '../child/messages.ts';
+import { redisCpuMs } from '../redis-stats.ts';
 import type { ServerProcess } from '../child/spawn.ts';
 import { stopAll, type CatchUpRun, type HubTarget } from '../targets.ts';
 
@@ -10,10 +11,20 @@ export interface HubCatchUpResult extends CatchUpRun {
   readonly lagP99Ms: number;
 }
 
+/** CPU per 1,000 replayed events of the processes beside the hub: the reader (this process) and redis-server. */
+export interface ReplayCpu {
+  readonly readerMsPer1k: number;
+  readonly redisMsPer1k: number;
+}
+
 /** One round: a raw `XRANGE` replay and a hub replay of the same stream, back to back. */
 export interface CatchUpRound {
   readonly xrange: ReplayResult;
   readonly hub: HubCatchUpResult;
+  /** The `XRANGE` replay's reader (paging and decoding) and Redis. */
+  readonly xrangeCpu: ReplayCpu;
+  /** The hub replay's subscriber (decoding the frames) and Redis; the hub's own CPU is in `hub`. */
+  readonly hubSideCpu: ReplayCpu;
   /** Hub events/s over `XRANGE` events/s of this round. */
   readonly ratio: number;
 }
@@ -36,7 +47,9 @@ export function medianItem<T>(items: readonly T[], value: (item: T) => number): 
  */
 export function summarizeRounds(
   rounds: readonly CatchUpRound[],
-): { xrange: ReplayResult; hub: HubCatchUpResult; ratio: number } | undefined {
+):
+  | { xrange: ReplayResult; hub: HubCatchUpResult; ratio: number; xrangeCpu: ReplayCpu; hubSideCpu: ReplayCpu }
+  | undefined {
   const xrange = medianItem(rounds, (round) => round.xrange.eventsPerSec)?.xrange;
   const hub = medianItem(rounds, (round) => round.hub.eventsPerSec)?.hub;
   if (xrange === undefined || hub === undefined) return undefined;
@@ -48,6 +61,32 @@ export function summarizeRounds(
       lagP99Ms: median(rounds.map((round) => round.hub.lagP99Ms)),
     },
     ratio: median(rounds.map((round) => round.ratio)),
+    xrangeCpu: medianCpu(rounds.map((round) => round.xrangeCpu)),
+    hubSideCpu: medianCpu(rounds.map((round) => round.hubSideCpu)),
+  };
+}
+
+function medianCpu(cpu: readonly ReplayCpu[]): ReplayCpu {
+  return {
+    readerMsPer1k: median(cpu.map((one) => one.readerMsPer1k)),
+    redisMsPer1k: median(cpu.map((one) => one.redisMsPer1k)),
+  };
+}
+
+/** Run `pass` and measure this process's and redis-server's CPU meanwhile, per 1,000 of the events it replayed. */
+async function withCpu<T extends { readonly events: number }>(
+  redis: Redis,
+  pass: () => Promise<T>,
+): Promise<{ result: T; cpu: ReplayCpu }> {
+  const redisBefore = await redisCpuMs(redis);
+  const before = process.cpuUsage();
+  const result = await pass();
+  const reader = process.cpuUsage(before);
+  const redisMs = (await redisCpuMs(redis)) - redisBefore;
+  const thousands = Math.max(1, result.events) / 1000;
+  return {
+    result,
+    cpu: { readerMsPer1k: (reader.user + reader.system) / 1000 / thousands, redisMsPer1k: redisMs / thousands },
   };
 }
 
@@ -84,16 +123,25 @@ export async function runCatchUpRounds(
     await hub.catchUp(server.ports[0]!, stream.sessionId);
     const results: CatchUpRound[] = [];
     for (let round = 0; round < rounds; round++) {
-      let xrange: ReplayResult;
-      let replay: HubCatchUpResult;
+      const xrangeRun = (): Promise<{ result: ReplayResult; cpu: ReplayCpu }> => withCpu(redis, xrangePass);
+      const hubRun = (): Promise<{ result: HubCatchUpResult; cpu: ReplayCpu }> =>
+        withCpu(redis, () => measureHub(server, hub, stream.sessionId));
+      let xrange: { result: ReplayResult; cpu: ReplayCpu };
+      let replay: { result: HubCatchUpResult; cpu: ReplayCpu };
       if (round % 2 === 0) {
-        xrange = await xrangePass();
-        replay = await measureHub(server, hub, stream.sessionId);
+        xrange = await xrangeRun();
+        replay = await hubRun();
       } else {
-        replay = await measureHub(server, hub, stream.sessionId);
-        xrange = await xrangePass();
+        replay = await hubRun();
+        xrange = await xrangeRun();
       }
-      results.push({ xrange, hub: replay, ratio: replay.eventsPerSec / xrange.eventsPerSec });
+      results.push({
+        xrange: xrange.result,
+        hub: replay.result,
+        ratio: replay.result.eventsPerSec / xrange.result.eventsPerSec,
+        xrangeCpu: xrange.cpu,
+        hubSideCpu: replay.cpu,
+      });
     }
     return results;
   } finally {

@@ -2,7 +2,13 @@ import { RedisStore } from '../../server/index.ts';
 import { fillSessionInStore, pageStore, runXrangeBaseline, type ReplayResult } from '../baselines/xrange.ts';
 import { atLeast, type Row } from '../report.ts';
 import type { BenchContext, HubTarget } from '../targets.ts';
-import { runCatchUpRounds, summarizeRounds, type CatchUpRound, type HubCatchUpResult } from './catchup-rounds.ts';
+import {
+  runCatchUpRounds,
+  summarizeRounds,
+  type CatchUpRound,
+  type HubCatchUpResult,
+  type ReplayCpu,
+} from './catchup-rounds.ts';
 
 export type { HubCatchUpResult } from './catchup-rounds.ts';
 
@@ -21,6 +27,9 @@ export interface CatchUpResults {
   readonly rounds?: readonly CatchUpRound[];
   /** The median of the rounds' hub / `XRANGE` ratios. */
   readonly pairedRatio?: number;
+  /** Medians of the rounds: the `XRANGE` reader and Redis; the hub's subscriber and Redis. */
+  readonly xrangeCpu?: ReplayCpu;
+  readonly hubSideCpu?: ReplayCpu;
 }
 
 /**
@@ -57,7 +66,8 @@ export async function runCatchUp(
         const summary = summarizeRounds(rounds);
         results = { ...results, rounds };
         if (summary !== undefined) {
-          results = { ...results, xrange: summary.xrange, hub: summary.hub, pairedRatio: summary.ratio };
+          const { xrange, hub: replay, ratio: pairedRatio, xrangeCpu, hubSideCpu } = summary;
+          results = { ...results, xrange, hub: replay, pairedRatio, xrangeCpu, hubSideCpu };
           log(
             `catch-up hub: median ${Math.round(summary.hub.eventsPerSec)} events/s, paired ratio median ${summary.ratio.toFixed(2)}×`,
           );
@@ -123,6 +133,26 @@ export function catchUpRows(results: CatchUpResults): Row[] {
     },
     {
       scenario,
+      metric: 'CPU per 1k events, every process of the replay (hub, its subscriber, Redis; baseline: reader, Redis)',
+      unit: 'ms',
+      hub: sum(hub?.cpuMsPer1kEvents, results.hubSideCpu?.readerMsPer1k, results.hubSideCpu?.redisMsPer1k),
+      baselineName,
+      baseline: sum(results.xrangeCpu?.readerMsPer1k, results.xrangeCpu?.redisMsPer1k),
+      target: '',
+      met: null,
+    },
+    {
+      scenario,
+      metric: 'CPU per 1k events of the reader (the subscriber decoding frames; baseline: the XRANGE reader)',
+      unit: 'ms',
+      hub: results.hubSideCpu?.readerMsPer1k ?? null,
+      baselineName,
+      baseline: results.xrangeCpu?.readerMsPer1k ?? null,
+      target: '',
+      met: null,
+    },
+    {
+      scenario,
       metric: 'hub event-loop lag p99',
       unit: 'ms',
       hub: hub?.lagP99Ms ?? null,
@@ -132,4 +162,9 @@ export function catchUpRows(results: CatchUpResults): Row[] {
       met: null,
     },
   ];
+}
+
+/** The sum of the parts, or null when one is missing. */
+function sum(...parts: readonly (number | undefined)[]): number | null {
+  return parts.every((part): part is number => part !== undefined) ? parts.reduce((a, b) => a + b, 0) : null;
 }

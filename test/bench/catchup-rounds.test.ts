@@ -9,6 +9,7 @@ import {
   type HubCatchUpResult,
 } from '../../bench/scenarios/catchup-rounds.ts';
 import type { HubTarget } from '../../bench/targets.ts';
+import { catchUpRows } from '../../bench/scenarios/catchup.ts';
 import { RedisStore } from '../../server/index.ts';
 import { test } from '../helpers/fixtures.ts';
 
@@ -26,7 +27,9 @@ function round(xrangePerSec: number, hubPerSec: number, cpu: number): CatchUpRou
     cpuMsPer1kEvents: cpu,
     lagP99Ms: cpu * 10,
   };
-  return { xrange, hub, ratio: hubPerSec / xrangePerSec };
+  const xrangeCpu = { readerMsPer1k: cpu / 2, redisMsPer1k: cpu / 4 };
+  const hubSideCpu = { readerMsPer1k: cpu * 2, redisMsPer1k: cpu / 8 };
+  return { xrange, hub, ratio: hubPerSec / xrangePerSec, xrangeCpu, hubSideCpu };
 }
 
 describe('catch-up rounds of the bench', () => {
@@ -45,7 +48,21 @@ describe('catch-up rounds of the bench', () => {
     expect(summary?.hub.cpuMsPer1kEvents).toBe(7);
     expect(summary?.hub.lagP99Ms).toBe(70);
     expect(summary?.ratio).toBe(0.5); // ratios 0.5, 0.25, 1.5
+    expect(summary?.xrangeCpu).toEqual({ readerMsPer1k: 3.5, redisMsPer1k: 1.75 });
+    expect(summary?.hubSideCpu).toEqual({ readerMsPer1k: 14, redisMsPer1k: 0.875 });
     expect(summarizeRounds([])).toBeUndefined();
+  });
+
+  it('adds up every process of a replay for the CPU row: the hub, its subscriber and Redis against reader and Redis', () => {
+    const summary = summarizeRounds([round(100, 50, 8)])!;
+    const rows = catchUpRows(summary);
+    const all = rows.find((row) => row.metric.startsWith('CPU per 1k events, every process'));
+    expect(all?.hub).toBe(8 + 16 + 1); // hub 8, its subscriber 16, Redis 1
+    expect(all?.baseline).toBe(4 + 2); // reader 4, Redis 2
+    const reader = rows.find((row) => row.metric.startsWith('CPU per 1k events of the reader'));
+    expect([reader?.hub, reader?.baseline]).toEqual([16, 4]);
+    const none = catchUpRows({ xrange: summary.xrange });
+    expect(none.find((row) => row.metric.startsWith('CPU per 1k events, every process'))?.hub).toBeNull();
   });
 
   it('runs interleaved replays of the same stream on one hub process, each replay complete', async ({ hub, redis }) => {
@@ -55,10 +72,15 @@ describe('catch-up rounds of the bench', () => {
       const stream = { key: store.keys('rounds-catchup').log, sessionId: 'rounds-catchup', pageSize: 1000 };
       const rounds = await runCatchUpRounds(hub, redis.url, stream, 2);
       expect(rounds).toHaveLength(2);
-      for (const { xrange, hub: replay, ratio } of rounds) {
+      for (const { xrange, hub: replay, ratio, xrangeCpu, hubSideCpu } of rounds) {
         expect(xrange.events).toBe(2_500);
         expect(replay.events).toBe(2_500);
         expect(replay.cpuMsPer1kEvents).toBeGreaterThan(0);
+        // Both readers decode every event, and Redis serves both replays' pages.
+        for (const cpu of [xrangeCpu, hubSideCpu]) {
+          expect(cpu.readerMsPer1k).toBeGreaterThan(0);
+          expect(cpu.redisMsPer1k).toBeGreaterThan(0);
+        }
         expect(ratio).toBeCloseTo(replay.eventsPerSec / xrange.eventsPerSec);
       }
     } finally {
