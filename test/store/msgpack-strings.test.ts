@@ -11,12 +11,16 @@ import { StoreDataError } from '../../server/store/event-store.ts';
 const MARK = 'µ'; // two bytes, C2 B5: replaced below by two bytes that are not UTF-8 (a lone continuation and 'A')
 const BAD = [0xb5, 0x41];
 
-/** `bytes` with every occurrence of the mark's encoding replaced by bad bytes of the same length. */
+/**
+ * `bytes` with the mark replaced by bad bytes of the same length. The mark is in the last string of every value
+ * below, after anything else that could hold C2 B5 (a `false` before a 21-byte fixstr, a float's bytes): only its
+ * last occurrence is the mark, and spoiling another would change the structure, not a string.
+ */
 function spoil(bytes: Uint8Array): Uint8Array {
   const out = Uint8Array.from(bytes);
-  for (let index = 0; index + 1 < out.length; index++) {
-    if (out[index] === 0xc2 && out[index + 1] === 0xb5) out.set(BAD, index);
-  }
+  const at = Buffer.from(out.buffer).lastIndexOf(Buffer.from(MARK));
+  if (at < 0) throw new Error('no mark to spoil');
+  out.set(BAD, at);
   return out;
 }
 

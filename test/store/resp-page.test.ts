@@ -66,7 +66,8 @@ describe('catch-up pages in raw RESP', () => {
           const end = bytes.length - resp('next reply').length;
           expect(scanInPieces(bytes, 3, cuts)).toBe(end);
           const page = parsePageReplies(bytes.subarray(0, end), 's', fromSeq);
-          const expected = streamEntryParts('s', fromSeq, raw);
+          // A session without an epoch reads as empty (as on the MULTI path), whatever its stream holds.
+          const expected = epoch === null ? { bodies: [], times: [] } : streamEntryParts('s', fromSeq, raw);
           expect(page.bodies.map((bodyBytes) => Buffer.from(bodyBytes))).toEqual(expected.bodies);
           expect(page.times).toEqual(expected.times);
           expect([page.epochBefore, page.epochAfter]).toEqual([epoch ?? '', epoch ?? '']);
@@ -110,6 +111,17 @@ describe('catch-up pages in raw RESP', () => {
       expect(thrown).toBeInstanceOf(StoreDataError);
       expect(() => parsePageReplies(bytes, 's', 0)).toThrow(thrown!.message);
     }
+  });
+
+  it('reads a session without an epoch as empty without looking at its entries, as the MULTI path does', () => {
+    const { resp: corrupt } = entries(['x'], 5); // ids from 5: wrong for a read from 0
+    const bytes = Buffer.concat([resp(null), resp(corrupt), resp(null)]);
+    expect(parsePageReplies(bytes, 's', 0)).toEqual({ epochBefore: '', epochAfter: '', bodies: [], times: [] });
+    const refused = Buffer.concat([resp(null), resp({ error: 'WRONGTYPE not a stream' }), resp(null)]);
+    expect(() => parsePageReplies(refused, 's', 0)).toThrow(RespReplyError);
+    expect(() => parsePageReplies(Buffer.concat([resp('e'), resp(corrupt), resp('e')]), 's', 0)).toThrow(
+      StoreDataError,
+    );
   });
 
   it('turns an error reply into a ReplyError (the store maps LOADING and the like), and garbage into a protocol error', () => {

@@ -68,12 +68,15 @@ function parseSeed(text: string): { node: { host: string; port: number }; auth: 
   return { node: { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) }, auth };
 }
 
+/** TCP keep-alive of the store's connections: a NAT or balancer that drops idle flows is noticed. */
+export const KEEP_ALIVE_MS = 10_000;
+
 const common = (timeouts: ConnectionTimeouts): RedisOptions => ({
   // The store names its keys itself and must connect at once, whatever a template connection says.
   keyPrefix: '',
   lazyConnect: false,
   connectTimeout: timeouts.connectTimeoutMs,
-  keepAlive: 10_000,
+  keepAlive: KEEP_ALIVE_MS,
 });
 
 /** Reconnect after a dropped connection: up to 50 ms for the first attempt, growing to 1 s. */

@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { Cluster } from 'ioredis';
 import { StoreUnavailableError } from '../event-store.ts';
-import type { RedisClient } from './redis-connection.ts';
+import { backoffDelay, type BackoffOptions } from '../../../shared/backoff.ts';
+import { KEEP_ALIVE_MS, type RedisClient } from './redis-connection.ts';
 import type { SessionKeys } from './redis-keys.ts';
 import { parsePageReplies, RespProtocolError, RespReplyScanner, type RespPage } from './resp-page.ts';
 
@@ -50,11 +51,8 @@ class PageConnectionLost extends Error {
   override readonly name = 'PageConnectionLost';
 }
 
-/** After a failure the socket rests this long before the next try (doubling up to the max; a success resets it). */
-const RETRY_MIN_MS = 1_000;
-const RETRY_MAX_MS = 30_000;
-/** As ioredis does on its connections: a NAT or balancer that drops idle flows is noticed. */
-const KEEP_ALIVE_MS = 10_000;
+/** After a failure the socket rests 1 s before the next try, doubling up to 30 s; a success resets it. */
+const REST: BackoffOptions = { initialDelayMs: 1_000, maxDelayMs: 30_000, factor: 2 };
 
 const command = (...args: string[]): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
@@ -126,8 +124,8 @@ export class RedisPageConnection {
     const address = `${target.host}:${target.port}/${target.db}`;
     if (this.#socket !== undefined && address === this.#address) return this.#socket;
     this.#fail(new PageConnectionLost('the command connection moved'));
-    const socket = connect({ host: target.host, port: target.port, noDelay: true, keepAlive: true });
-    socket.setKeepAlive(true, KEEP_ALIVE_MS);
+    const { host, port } = target;
+    const socket = connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: KEEP_ALIVE_MS });
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
     socket.on('error', (error) => this.#lost(socket, error.message));
     socket.on('close', () => this.#lost(socket, 'closed'));
@@ -232,7 +230,7 @@ export class RedisPageConnection {
   /** Rest before the next try: a Redis that refuses this socket (maxclients, a proxy's limit, a login) is not hammered. */
   #rest(): void {
     this.#failures++;
-    this.#restUntil = Date.now() + Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.#failures - 1));
+    this.#restUntil = Date.now() + backoffDelay(this.#failures - 1, REST, () => 1); // the bound itself, no jitter
   }
 
   #fail(error: Error): void {

@@ -35,7 +35,6 @@ import {
 import { RedisNotifications } from './redis-notifications.ts';
 import { readPageInMulti } from './redis-page-multi.ts';
 import { pageTargetOf, RedisPageConnection } from './redis-page-connection.ts';
-import type { RespPage } from './resp-page.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import { connectionReady, dataNodes, openRedisConnections, topologyOf, type RedisClient } from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
@@ -312,42 +311,33 @@ export class RedisStore implements EventStore {
   }
 
   async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
-    const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
+    const keys = await this.#readableKeys(sessionId, fromSeq, limit);
+    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
     if (epoch === '') return { epoch: undefined, events: [] };
     return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
   }
 
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
-    const page = await this.#readRespPage(sessionId, fromSeq, limit);
-    if (page !== undefined) {
-      const { epochBefore: epoch, bodies, times } = page;
-      return epoch === ''
-        ? { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] }
-        : { epoch, firstSeq: fromSeq, bodies, times };
-    }
-    const { epoch, entries } = await this.#readRawPage(sessionId, fromSeq, limit);
-    if (epoch === '') return { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] };
-    return { epoch, firstSeq: fromSeq, ...streamEntryParts(sessionId, fromSeq, entries) };
-  }
-
   /**
-   * The page over the catch-up connection (redis-page-connection.ts); undefined when it cannot read it, or when
-   * the epoch changed between its `GET`s (a log started or was deleted meanwhile): then read it atomically below.
+   * Over the catch-up connection (redis-page-connection.ts) when it can read the page and the epoch did not change
+   * between its two `GET`s (a log started or was deleted meanwhile); otherwise in one `MULTI` (redis-page-multi.ts).
    */
-  async #readRespPage(sessionId: string, fromSeq: number, limit: number): Promise<RespPage | undefined> {
-    checkReadRequest(sessionId, fromSeq, limit);
-    const keys = sessionKeys(this.keyPrefix, sessionId);
-    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const page = await this.#call('read', false, () => this.#pages.read(keys, sessionId, fromSeq, limit));
-    return page !== undefined && page.epochBefore === page.epochAfter ? page : undefined;
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+    const keys = await this.#readableKeys(sessionId, fromSeq, limit);
+    const raw = await this.#call('read', false, () => this.#pages.read(keys, sessionId, fromSeq, limit));
+    if (raw !== undefined && raw.epochBefore === raw.epochAfter) return storedPage(raw.epochBefore, fromSeq, () => raw);
+    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
+    return storedPage(epoch, fromSeq, () => streamEntryParts(sessionId, fromSeq, entries));
   }
 
-  /** The epoch (`''` when none) and the raw stream entries from `fromSeq`, read atomically (redis-page-multi.ts). */
-  async #readRawPage(sessionId: string, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
-    checkReadRequest(sessionId, fromSeq, limit);
-    const keys = sessionKeys(this.keyPrefix, sessionId);
-    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+  #readInMulti(keys: SessionKeys, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
     return this.#call('read', false, () => readPageInMulti(this.#redis, keys, fromSeq, limit));
+  }
+
+  /** The session's keys, once the read is checked and the session's notifications are active (reads wait for it). */
+  async #readableKeys(sessionId: string, fromSeq: number, limit: number): Promise<SessionKeys> {
+    checkReadRequest(sessionId, fromSeq, limit);
+    await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
+    return sessionKeys(this.keyPrefix, sessionId);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
@@ -433,4 +423,11 @@ export class RedisStore implements EventStore {
     this.#outageReported = true;
     this.#report(new StoreUnavailableError(`redis connection: ${error.message}`, { cause: error }));
   }
+}
+
+/** A session without an epoch reads as empty, whatever its stream holds (its entries are not even checked). */
+function storedPage(epoch: string, firstSeq: number, parts: () => Pick<StoredPage, 'bodies' | 'times'>): StoredPage {
+  if (epoch === '') return { epoch: undefined, firstSeq, bodies: [], times: [] };
+  const { bodies, times } = parts();
+  return { epoch, firstSeq, bodies, times };
 }

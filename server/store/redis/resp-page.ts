@@ -140,6 +140,12 @@ export interface RespPage extends Pick<StoredPage, 'bodies' | 'times'> {
 export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: number): RespPage {
   const reader = new ReplyReader(bytes);
   const epochBefore = epochText(bytes, reader.bulk());
+  if (epochBefore === '') {
+    // A session without an epoch reads as empty, whatever its stream holds: its entries are not looked at.
+    if (bytes[reader.pos] === ERROR) reader.header(); // throws the error reply, as MULTI's EXEC would
+    reader.pos += new RespReplyScanner(1).scan(bytes.subarray(reader.pos), bytes.length - reader.pos);
+    return { epochBefore, epochAfter: epochText(bytes, reader.bulk()), bodies: [], times: [] };
+  }
   const count = reader.array();
   const bodies: Buffer[] = [];
   const times: number[] = [];
