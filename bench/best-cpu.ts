@@ -1,5 +1,5 @@
 /** CPU µs this process has used so far (user + system). */
-function cpuMicros(): number {
+export function cpuMicros(): number {
   const usage = process.cpuUsage();
   return usage.user + usage.system;
 }

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { pageStream, type ReplayResult } from '../baselines/xrange.ts';
+import { cpuMicros } from '../best-cpu.ts';
 import { cpuMs } from '../child/messages.ts';
 import { redisCpuMs } from '../redis-stats.ts';
 import type { ServerProcess } from '../child/spawn.ts';
@@ -79,15 +80,12 @@ async function withCpu<T extends { readonly events: number }>(
   pass: () => Promise<T>,
 ): Promise<{ result: T; cpu: ReplayCpu }> {
   const redisBefore = await redisCpuMs(redis);
-  const before = process.cpuUsage();
+  const readerBefore = cpuMicros();
   const result = await pass();
-  const reader = process.cpuUsage(before);
+  const readerMs = (cpuMicros() - readerBefore) / 1000;
   const redisMs = (await redisCpuMs(redis)) - redisBefore;
   const thousands = Math.max(1, result.events) / 1000;
-  return {
-    result,
-    cpu: { readerMsPer1k: (reader.user + reader.system) / 1000 / thousands, redisMsPer1k: redisMs / thousands },
-  };
+  return { result, cpu: { readerMsPer1k: readerMs / thousands, redisMsPer1k: redisMs / thousands } };
 }
 
 async function measureHub(server: ServerProcess, hub: HubTarget, sessionId: string): Promise<HubCatchUpResult> {
