@@ -1,3 +1,4 @@
+import { describeObjectType, describeValue } from './describe-value.ts';
 import { SessionLogError } from './errors.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
@@ -27,18 +28,10 @@ export function formatJsonPath(root: string, keys: readonly PathKey[]): string {
   return path;
 }
 
+/** The value named in a rejection; an object by its class, without running its code (`describeObjectType`). */
 function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
-  if (typeof value === 'bigint') return `bigint ${value}n`;
-  if (typeof value === 'symbol') return 'a symbol';
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object') {
-    const proto: unknown = Object.getPrototypeOf(value);
-    const name = (proto as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-    return typeof name === 'string' && name !== '' ? `a ${name}` : 'a non-plain object';
-  }
-  return String(value);
+  if (typeof value === 'bigint') return `bigint ${describeValue(value)}`;
+  return typeof value === 'object' && value !== null ? describeObjectType(value) : describeValue(value);
 }
 
 /** Deepest nesting accepted (deeper values are rejected instead of overflowing the stack). */
