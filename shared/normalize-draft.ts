@@ -9,7 +9,7 @@ const normalizedDrafts = new WeakSet<ValidatedDraft>();
  * A writer's draft as it goes on the wire or into a commit: `data` checked as lossless JSON and deep-frozen (later
  * changes to the caller's objects cannot leak into a retry or the log), `surfaceOp` defaulted to `'append'` on
  * surface types as the core does, `surfaceOp` and `sourceEventSeqs` copied. Throws `SessionLogError` (INVALID_JSON)
- * for bad data. Shape and surface rules are checked later, by `Session.check` on the hub. A draft this function
+ * for bad data, surfaceOp or sourceEventSeqs. Shape and surface rules are checked later, by `Session.check` on the hub. A draft this function
  * returned is returned as it is (it is already frozen and normalized).
  */
 export function normalizeDraft(draft: EventDraft): ValidatedDraft {
@@ -17,13 +17,12 @@ export function normalizeDraft(draft: EventDraft): ValidatedDraft {
   const data = freezeJson(draft.data);
   const surfaceOp = draft.surfaceOp ?? (isSurfaceType(draft.type) ? 'append' : undefined);
   const normalized: { -readonly [K in keyof ValidatedDraft]: ValidatedDraft[K] } = { type: draft.type, data };
-  if (surfaceOp !== undefined) normalized.surfaceOp = copySurfaceOp(surfaceOp);
-  if (draft.sourceEventSeqs !== undefined) normalized.sourceEventSeqs = Object.freeze([...draft.sourceEventSeqs]);
+  // Checked and copied as lossless JSON like `data` (their form is checked by the core, on the hub).
+  if (surfaceOp !== undefined) normalized.surfaceOp = freezeJson(surfaceOp, 'surfaceOp') as SurfaceOp;
+  if (draft.sourceEventSeqs !== undefined) {
+    normalized.sourceEventSeqs = freezeJson(draft.sourceEventSeqs, 'sourceEventSeqs') as readonly number[];
+  }
   const frozen = Object.freeze(normalized);
   normalizedDrafts.add(frozen);
   return frozen;
-}
-
-function copySurfaceOp(surfaceOp: SurfaceOp): SurfaceOp {
-  return typeof surfaceOp === 'string' ? surfaceOp : Object.freeze({ ...surfaceOp });
 }

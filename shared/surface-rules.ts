@@ -13,13 +13,17 @@ export interface EarlierEvent {
 }
 export type EventLookup = (seq: number) => EarlierEvent | undefined;
 
-/** Parses a `surfaceOp` value: `'append'` or exactly `{ op: 'replace', startSeq, endSeq }`. Returns a frozen op. */
+/**
+ * Parses a `surfaceOp` value: `'append'` or exactly `{ op: 'replace', startSeq, endSeq }`, as lossless JSON like
+ * every envelope value (a class instance, a symbol key or a non-enumerable property is `INVALID_JSON`, and a getter
+ * is read once). Returns a frozen op.
+ */
 export function parseSurfaceOp(value: unknown): SurfaceOp {
   if (value === 'append') return 'append';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     violation(`must be 'append' or { op: 'replace', startSeq, endSeq }`, 'surfaceOp');
   }
-  const fields = value as Record<string, unknown>;
+  const fields = freezeJson(value, 'surfaceOp') as JsonObject;
   const { op, startSeq, endSeq } = fields;
   if (op !== 'replace') violation(`op must be 'replace'`, 'surfaceOp.op');
   if (!isNonNegativeSafeInteger(startSeq)) violation('must be a non-negative integer', 'surfaceOp.startSeq');
