@@ -215,7 +215,10 @@ function foldLifecycle(tracker: LifecycleTracker, draft: ValidatedDraft, seq: nu
 function storedTime(input: unknown, seq: number): number {
   if (typeof input !== 'object' || input === null) invalid('an event must be an object');
   const { seq: givenSeq, time } = input as { seq?: unknown; time?: unknown };
-  if (givenSeq !== seq) invalid(`seq must be ${seq} (its position in the log), got ${describeValue(givenSeq)}`, 'seq');
+  // Object.is: a seq of -0 is refused like every -0 (it is not JSON: it would read back as 0).
+  if (!Object.is(givenSeq, seq)) {
+    invalid(`seq must be ${seq} (its position in the log), got ${describeValue(givenSeq)}`, 'seq');
+  }
   if (!isNonNegativeSafeInteger(time)) invalid('must be a non-negative safe integer (epoch ms)', 'time');
   return time;
 }

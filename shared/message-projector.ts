@@ -1,3 +1,4 @@
+import { describeValue } from './describe-value.ts';
 import { SessionLogError } from './errors.ts';
 import { isSurfaceType } from './event-types.ts';
 import type { DerivedMessage, SessionEvent } from './events.ts';
@@ -92,7 +93,9 @@ export class MessageProjector {
 
   #project(event: SessionEvent): ChangeKind {
     const seq = event.seq;
-    if (seq !== this.#length) fail('INVALID_EVENT', seq, `expected seq ${this.#length}`);
+    // Object.is: a seq of -0 is refused like every -0.
+    if (!Object.is(seq, this.#length))
+      fail('INVALID_EVENT', seq, `expected seq ${this.#length}, got ${describeValue(seq)}`);
     if (!isSurfaceType(event.type)) {
       this.#length++;
       return NOTHING;
