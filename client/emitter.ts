@@ -1,11 +1,15 @@
+import { returnedPromise } from '../shared/listener-result.ts';
+
 /** A listener map: event name → the listener's argument tuple. */
 export type EventMap = { [name: string]: readonly unknown[] };
 
+/** A listener; it may be `async` (`void` takes a promise too): its promise is not awaited, its rejection is reported. */
 export type Listener<Args extends readonly unknown[]> = (...args: Args) => void;
 
 /**
  * A tiny typed, isomorphic event emitter (no node:events). Listeners run synchronously in registration order.
- * A throwing listener does not stop the others: its error goes to `onListenerError`.
+ * A throwing listener does not stop the others: its error goes to `onListenerError`, and so does the rejection of
+ * a promise a listener returns (never an unhandled rejection).
  */
 export class Emitter<Events extends EventMap> {
   readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
@@ -30,7 +34,7 @@ export class Emitter<Events extends EventMap> {
   once<K extends keyof Events>(name: K, listener: Listener<Events[K]>): () => void {
     const off = this.on(name, (...args: Events[K]) => {
       off();
-      listener(...args);
+      return listener(...args);
     });
     return off;
   }
@@ -49,7 +53,7 @@ export class Emitter<Events extends EventMap> {
     if (set === undefined) return;
     for (const listener of [...set]) {
       try {
-        (listener as Listener<Events[K]>)(...args);
+        returnedPromise((listener as Listener<Events[K]>)(...args))?.then(undefined, this.#onListenerError);
       } catch (error) {
         this.#onListenerError(error);
       }

@@ -72,7 +72,10 @@ export interface HubClientOptions {
    * connection outlives its tokens' expiry. Default: off (the token is only read on each connect).
    */
   readonly tokenRefreshIntervalMs?: number;
-  /** Where errors thrown by your event listeners go. Default: reported as uncaught, without breaking the SDK. */
+  /**
+   * Where errors thrown by your event listeners go, and rejections of the promises they return (an `async` listener
+   * is not awaited). Default: reported as uncaught, without breaking the SDK.
+   */
   readonly onListenerError?: (error: unknown) => void;
 }
 

@@ -2,18 +2,22 @@ import { SessionLogError } from './errors.ts';
 import type { DerivedMessage, EventDraft, SessionEvent, ValidatedDraft } from './events.ts';
 import { isNonNegativeSafeInteger } from './check-helpers.ts';
 import { describeValue } from './describe-value.ts';
+import { returnedPromise } from './listener-result.ts';
 import { LogValidator, toEvent } from './log-validator.ts';
 import { MessageProjector } from './message-projector.ts';
 
-/** Called with each committed event, after the commit. */
+/**
+ * Called with each committed event, after the commit. It may be `async`: a promise it returns is not awaited, and
+ * its rejection goes to `onListenerError` like a throw.
+ */
 export type SessionListener = (event: SessionEvent) => void;
 
 export interface SessionOptions {
   /** Commit time source, epoch milliseconds (default `Date.now`). Must return a non-negative safe integer. */
   readonly clock?: () => number;
   /**
-   * Receives an error thrown by a listener (the append and the other listeners go on regardless).
-   * Default: `console.error`.
+   * Receives an error thrown by a listener, or the rejection of a promise it returned (the append and the other
+   * listeners go on regardless). Default: `console.error`.
    */
   readonly onListenerError?: (error: unknown, event: SessionEvent) => void;
 }
@@ -169,7 +173,7 @@ export class Session {
       for (const event of events) {
         for (const listener of listeners) {
           try {
-            listener(event);
+            returnedPromise(listener(event))?.then(undefined, (error: unknown) => this.#onListenerError(error, event));
           } catch (error) {
             this.#onListenerError(error, event);
           }
