@@ -162,18 +162,30 @@ export type AppendDraftFor<T extends string> = string extends T
     : ExtensionEventDraft<T>;
 
 /**
- * `D` when its `type` (of every draft, for a list) is only known at run time (typed `string`), else `never`: the
- * SDK's loose `append` overload takes such drafts (checked by the hub), while literals keep the strict checks.
+ * True when nothing about draft `D` is known at compile time: its `type` is any `string`, or its `data` is `unknown`
+ * (a value typed as `EventDraft`, or as a subtype of it that names its type but not its data).
+ */
+export type IsRuntimeTypedDraft<D> = D extends EventDraft
+  ? string extends D['type']
+    ? true
+    : unknown extends D['data']
+      ? true
+      : false
+  : false;
+
+/**
+ * What the SDK's loose `append` overload takes: a draft known only at run time (`IsRuntimeTypedDraft`) as it is,
+ * checked by the hub; for a list, each such element as it is and every other element held to the strict type of
+ * its literal `type` (`AppendDraftFor`), so a mistyped literal stays a compile error next to a built draft.
  */
 export type RuntimeTypedDrafts<D> = D extends readonly EventDraft[]
-  ? string extends D[number]['type']
+  ? { readonly [K in keyof D]: IsRuntimeTypedDraft<D[K]> extends true ? D[K] : StrictDraftOf<D[K]> }
+  : IsRuntimeTypedDraft<D> extends true
     ? D
-    : never
-  : D extends EventDraft
-    ? string extends D['type']
-      ? D
-      : never
     : never;
+
+/** The strict draft type for a draft literal `D` (by its `type`). */
+type StrictDraftOf<D> = D extends { readonly type: infer T extends string } ? AppendDraftFor<T> : never;
 
 /**
  * Checks draft literals element by element, so that a known type with a mistyped `data` cannot pass as an
