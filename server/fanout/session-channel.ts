@@ -13,6 +13,8 @@ import {
   type StoredPage,
   type StoreWatchHandlers,
 } from '../store/event-store.ts';
+import { decodeStoredPage } from '../store/codec/event-codec.ts';
+import { largestBody, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
@@ -32,7 +34,8 @@ export interface ChannelDeps {
   readonly store: EventStore;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-  readonly pageSize: number;
+  /** How many events a store read asks for (bounded by bytes: see `StoreReadSizer`). */
+  readonly reads: StoreReadLimits;
   /**
    * Every batch the channel emits from the store (other nodes' commits, gap fills): keeps the append cache warm.
    * This node's own commits reach the cache from the append pipeline, never through here (`deliverOwn`).
@@ -363,24 +366,30 @@ export class SessionChannel implements StoreWatchHandlers {
     return true;
   }
 
-  /** Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. */
+  /**
+   * Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. Reads
+   * stop at `untilSeq`: what follows it is the batch being filled up to (it may be this node's own commit, which
+   * reaches the subscribers and the append cache from the pipeline alone). Each read is bounded by bytes.
+   */
   async #readForward(untilSeq: number | undefined): Promise<void> {
-    const { store, pageSize } = this.#deps;
+    const { store } = this.#deps;
+    const sizer = new StoreReadSizer(this.#deps.reads);
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
-      const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
+      const fromSeq = this.#lastSeq + 1;
+      const limit = untilSeq === undefined ? sizer.count : Math.min(sizer.count, untilSeq - this.#lastSeq);
+      const page = await store.readStoredPage(this.sessionId, fromSeq, limit);
       if (this.#closed) return;
       const epoch = page.epoch ?? NO_EPOCH;
       if (epoch !== this.#epoch && !this.#adoptFirstEpoch(epoch)) {
         await this.#adoptHead('the store holds another epoch');
         return;
       }
-      const { events } = page;
+      sizer.observe(largestBody(page.bodies));
+      const events = decodeStoredPage(this.sessionId, page);
       if (events.length === 0) return;
-      if (events[0]!.seq !== this.#lastSeq + 1) {
-        throw new Error(`store read from ${this.#lastSeq + 1} started at ${events[0]!.seq}`);
-      }
+      if (events[0]!.seq !== fromSeq) throw new Error(`store read from ${fromSeq} started at ${events[0]!.seq}`);
       this.#emit(events);
-      if (events.length < pageSize) return;
+      if (events.length < limit) return;
     }
   }
 

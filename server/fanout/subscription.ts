@@ -9,6 +9,7 @@ import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
+import { StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -27,11 +28,11 @@ export interface SubscriptionDeps {
   readonly sink: SubscriberSink;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-  /** Most events per catch-up read. */
-  readonly pageSize: number;
+  /** How many events a catch-up read asks for (bounded by bytes: see `StoreReadSizer`). */
+  readonly reads: StoreReadLimits;
   /**
    * Bound of one catch-up `events` frame (bytes, about; at least one event each): pages are cut into frames of at
-   * most this, and reads shrink so that one read holds about four frames' worth. The node's `maxFrameBytes`.
+   * most this. The node's `maxFrameBytes`.
    */
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
@@ -62,11 +63,16 @@ interface PageRead {
   readonly page: Promise<EncodedEventPage>;
 }
 
-/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`). */
-function pageBytes(page: EncodedEventPage): number {
-  let bytes = 0;
-  for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
-  return bytes;
+/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`), and the largest. */
+function pageBytes(page: EncodedEventPage): { total: number; largest: number } {
+  let total = 0;
+  let largest = 0;
+  for (let index = 0; index < page.count; index++) {
+    const bytes = page.eventBytes(index);
+    total += bytes;
+    if (bytes > largest) largest = bytes;
+  }
+  return { total, largest };
 }
 
 /** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
@@ -110,13 +116,13 @@ export class Subscription implements ChannelListener {
   #generation = 0;
   /** A catch-up page being read ahead of its step (see `#readAhead`). */
   #ahead: PageRead | undefined;
-  /** Events per catch-up read: `pageSize`, less when the events are large (see `#adaptReadLimit`). */
-  #readLimit: number;
+  /** Events per catch-up read: bounded by bytes, sized by the events read so far. */
+  readonly #readSize: StoreReadSizer;
   #channel: SessionChannel | undefined;
   readonly #deps: SubscriptionDeps;
 
   constructor(params: Pick<SubscribeParams, 'sessionId' | 'fromSeq'>, deps: SubscriptionDeps) {
-    this.#readLimit = deps.pageSize;
+    this.#readSize = new StoreReadSizer(deps.reads);
     this.sessionId = params.sessionId;
     this.#nextSeq = params.fromSeq;
     this.#deps = deps;
@@ -321,9 +327,9 @@ export class Subscription implements ChannelListener {
       if (page.firstSeq !== this.#nextSeq)
         throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
       const bytes = pageBytes(page);
-      this.#adaptReadLimit(page.count, bytes);
+      this.#readSize.observe(bytes.largest);
       if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
-      this.#sendPage(page, bytes);
+      this.#sendPage(page, bytes.total);
       metrics.catchUpEvents.inc(fresh);
     }
     // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
@@ -342,7 +348,7 @@ export class Subscription implements ChannelListener {
     this.#ahead = undefined;
     if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
     this.#deps.metrics.catchUpReads.inc();
-    const limit = this.#readLimit;
+    const limit = this.#readSize.count;
     return { generation: this.#generation, fromSeq, limit, page: this.#encodedPage(fromSeq, limit) };
   }
 
@@ -355,22 +361,12 @@ export class Subscription implements ChannelListener {
   }
 
   /**
-   * Size the next reads to the events at hand: about four frames' worth of bytes (so a session of large events
-   * is never read 1,000 events, hundreds of MB, at a time), at least one event, at most `pageSize`.
-   */
-  #adaptReadLimit(count: number, bytes: number): void {
-    const perEvent = Math.max(1, bytes / count);
-    const { pageSize, maxFrameBytes } = this.#deps;
-    this.#readLimit = Math.max(1, Math.min(pageSize, Math.floor((4 * maxFrameBytes) / perEvent)));
-  }
-
-  /**
    * Start reading the page from `fromSeq` now. The log of an epoch never changes, and the page is epoch-checked
    * like any other, so reading it early is safe; a read-ahead that fails fails the step that uses it (retried).
    */
   #readAhead(fromSeq: number): void {
     this.#deps.metrics.catchUpReads.inc();
-    const limit = this.#readLimit;
+    const limit = this.#readSize.count;
     const page = this.#encodedPage(fromSeq, limit);
     page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
     this.#ahead = { generation: this.#generation, fromSeq, limit, page };
