@@ -21,6 +21,7 @@ import { SessionCache } from './append/session-cache.ts';
 import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
+import { storeReadLimits } from './limits/store-reads.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -60,11 +61,13 @@ export function createHub(input: HubConfig): Hub {
   const { store, limits, nodeName } = config;
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
   const metrics = new HubMetrics(config.metricsPrefix);
+  /** Every store read of the node is bounded by bytes from these (catch-up, the append cache, gap fills, pages). */
+  const reads = storeReadLimits(limits);
   const cache = new SessionCache({
     store,
     logger,
     metrics,
-    pageSize: limits.catchUpPageSize,
+    reads,
     maxSessions: config.sessionCacheSize,
     maxBytes: config.sessionCacheBytes,
     idleMs: config.sessionCacheIdleMs,
@@ -91,7 +94,7 @@ export function createHub(input: HubConfig): Hub {
     store,
     logger,
     metrics,
-    pageSize: limits.catchUpPageSize,
+    reads,
     onCommitted: (sessionId, epoch, events) => cache.apply(sessionId, epoch, events),
     onReset: (sessionId) => cache.invalidate(sessionId),
   });
@@ -157,7 +160,7 @@ export function createHub(input: HubConfig): Hub {
     protocolVersions: config.protocolVersions,
     helloTimeoutMs: limits.helloTimeoutMs,
     limits,
-    pageSize: limits.catchUpPageSize,
+    reads,
     maxFrameBytes: limits.maxFrameBytes,
     maxBufferedLiveEvents: limits.maxBufferedLiveEvents,
     maxSubscriptions: limits.maxSubscriptionsPerConnection,

@@ -4,7 +4,9 @@ import { LogValidator } from '../../shared/log-validator.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import { NO_EPOCH, type EventStore } from '../store/event-store.ts';
+import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
+import { decodeStoredPage } from '../store/codec/event-codec.ts';
+import { largestBody, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Loads restarted because the session's epoch changed under them, before giving up. */
 const maxLoadAttempts = 8;
@@ -37,7 +39,8 @@ export interface SessionCacheDeps {
   readonly store: EventStore;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-  readonly pageSize: number;
+  /** How many events a store read asks for (bounded by bytes: see `StoreReadSizer`). */
+  readonly reads: StoreReadLimits;
   readonly maxSessions: number;
   /** Budget of the cached validation states, in (approximate) bytes: least recently used ones beyond it go. */
   readonly maxBytes: number;
@@ -114,7 +117,7 @@ export class SessionCache {
    * `apply` while the refresh runs keeps the entry stale. Throws INTERNAL when the stored log itself is invalid.
    */
   async refresh(entry: CachedSession, knownEpoch?: string): Promise<void> {
-    const { store, pageSize } = this.#deps;
+    const { store } = this.#deps;
     entry.stale = false;
     try {
       const head = knownEpoch === undefined ? await store.head(entry.sessionId) : undefined;
@@ -124,11 +127,13 @@ export class SessionCache {
         this.storeLostEvents(entry, head.headSeq);
         return await this.#rebuild(entry);
       }
+      const sizer = new StoreReadSizer(this.#deps.reads);
       for (;;) {
-        const page = await store.readPage(entry.sessionId, entry.log.length, pageSize);
+        const limit = sizer.count;
+        const page = await this.#readPage(entry.sessionId, entry.log.length, sizer);
         if ((page.epoch ?? NO_EPOCH) !== entry.epoch) return await this.refresh(entry);
         if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
-        if (page.events.length < pageSize) return;
+        if (page.events.length < limit) return;
       }
     } catch (error) {
       entry.stale = true;
@@ -255,28 +260,32 @@ export class SessionCache {
    * validator page by page (else start over), so a long log never sits in memory whole.
    */
   async #load(sessionId: string): Promise<CachedSession> {
-    const { store, pageSize, lifecycle } = this.#deps;
+    const { store, reads, lifecycle } = this.#deps;
     for (let attempt = 0; attempt < maxLoadAttempts; attempt++) {
       const head = await store.head(sessionId);
       const log = new LogValidator({ lifecycle });
+      const sizer = new StoreReadSizer(reads);
       let sameEpoch = true;
       if (head.epoch === NO_EPOCH && head.headSeq >= 0) {
         // A log whose epoch key is gone (docs/storage.md): pages read as empty, so fold the raw log, then make
-        // sure it is still the same; the next commit (at its length) gives the session a new epoch.
+        // sure it is still the same; the next commit (at its length) gives the session a new epoch. `read`
+        // returns no stored sizes: every read assumes events as large as allowed (rare: an evicted key).
         for (;;) {
-          const events = await store.read(sessionId, log.length, pageSize);
+          const limit = sizer.count;
+          const events = await store.read(sessionId, log.length, limit);
           log.checkStored(events, true);
-          if (events.length < pageSize) break;
+          if (events.length < limit) break;
         }
         const after = await store.head(sessionId);
         sameEpoch = after.epoch === NO_EPOCH && after.headSeq === log.length - 1;
       } else {
         for (;;) {
-          const page = await store.readPage(sessionId, log.length, pageSize);
+          const limit = sizer.count;
+          const page = await this.#readPage(sessionId, log.length, sizer);
           sameEpoch = (page.epoch ?? NO_EPOCH) === head.epoch;
           if (!sameEpoch) break;
           log.checkStored(page.events, true);
-          if (page.events.length < pageSize) break;
+          if (page.events.length < limit) break;
         }
       }
       if (sameEpoch) {
@@ -285,6 +294,20 @@ export class SessionCache {
       }
     }
     throw new HubError(HubErrorCode.STORE_UNAVAILABLE, `the epoch of ${sessionId} kept changing while loading it`);
+  }
+
+  /**
+   * The events from `fromSeq`, `sizer.count` of them at most, with their epoch: one page at a time is all a load
+   * or a refresh holds of the log (the validator keeps no event), and the page is bounded by bytes (`sizer`).
+   */
+  async #readPage(
+    sessionId: string,
+    fromSeq: number,
+    sizer: StoreReadSizer,
+  ): Promise<{ readonly epoch: StoredPage['epoch']; readonly events: readonly SessionEvent[] }> {
+    const page = await this.#deps.store.readStoredPage(sessionId, fromSeq, sizer.count);
+    sizer.observe(largestBody(page.bodies));
+    return { epoch: page.epoch, events: decodeStoredPage(sessionId, page) };
   }
 
   /** Re-measure an entry's size (it changes as events are folded in). */

@@ -4,6 +4,8 @@ import { SessionChannel, type ChannelDeps, type ChannelListener } from './sessio
 /** The node's channels: one per watched session, created on first use, closed when its last listener leaves. */
 export class ChannelRegistry {
   readonly #channels = new Map<string, SessionChannel>();
+  /** This node's commits in flight, by session (whether or not it has a channel): a new channel starts with them. */
+  readonly #ownCommits = new Map<string, number>();
   readonly #deps: ChannelDeps;
 
   constructor(deps: ChannelDeps) {
@@ -18,7 +20,7 @@ export class ChannelRegistry {
   async acquire(sessionId: string, listener: ChannelListener): Promise<SessionChannel> {
     let channel = this.#channels.get(sessionId);
     if (channel === undefined || channel.failed) {
-      channel = new SessionChannel(sessionId, this.#deps);
+      channel = new SessionChannel(sessionId, this.#deps, this.#ownCommits.get(sessionId));
       this.#channels.set(sessionId, channel);
       this.#deps.metrics.watchedSessions.set(this.#channels.size);
     }
@@ -34,11 +36,15 @@ export class ChannelRegistry {
 
   /** This node starts a commit of `sessionId` (see `SessionChannel.ownCommitStarted`). */
   ownCommitStarted(sessionId: string): void {
+    this.#ownCommits.set(sessionId, (this.#ownCommits.get(sessionId) ?? 0) + 1);
     this.#channels.get(sessionId)?.ownCommitStarted();
   }
 
   /** This node's commit of `sessionId` ended, after its acks (see `SessionChannel.ownCommitFinished`). */
   ownCommitFinished(sessionId: string, batch: CommittedBatch | undefined): void {
+    const inFlight = (this.#ownCommits.get(sessionId) ?? 1) - 1;
+    if (inFlight > 0) this.#ownCommits.set(sessionId, inFlight);
+    else this.#ownCommits.delete(sessionId);
     this.#channels.get(sessionId)?.ownCommitFinished(batch);
   }
 

@@ -3,49 +3,19 @@ import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 import { LiveBatch } from './live-batch.ts';
-import type { Logger } from '../logger.ts';
-import type { HubMetrics } from '../metrics.ts';
 import type { SessionLocation, SubscriberClaim } from './session-location.ts';
-import {
-  NO_EPOCH,
-  type CommittedBatch,
-  type EventStore,
-  type StoredPage,
-  type StoreWatchHandlers,
-} from '../store/event-store.ts';
+import { NO_EPOCH, type CommittedBatch, type StoredPage, type StoreWatchHandlers } from '../store/event-store.ts';
+import { decodeStoredPage } from '../store/codec/event-codec.ts';
+import { largestBody, StoreReadSizer } from '../limits/store-reads.ts';
+import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
-/** A local consumer of a session's live stream (a subscription). */
-export interface ChannelListener {
-  /** The next contiguous batch: `batch.firstSeq` is the previous batch's `lastSeq + 1`. */
-  onBatch(batch: LiveBatch): void;
-  /** The session's epoch changed (its data was lost): positions are void, restart from seq 0. */
-  onReset(epoch: string, reason: string): void;
-  /**
-   * The session had no epoch (`NO_EPOCH`: nothing written yet) and its first commit gave it `epoch`. Nothing was
-   * delivered before, so no position is void: the batches that follow continue from seq 0.
-   */
-  onEpoch(epoch: string): void;
-}
+import type { ChannelDeps, ChannelListener } from './channel-types.ts';
 
-export interface ChannelDeps {
-  readonly store: EventStore;
-  readonly logger: Logger;
-  readonly metrics: HubMetrics;
-  readonly pageSize: number;
-  /**
-   * Every batch the channel emits from the store (other nodes' commits, gap fills): keeps the append cache warm.
-   * This node's own commits reach the cache from the append pipeline, never through here (`deliverOwn`).
-   */
-  readonly onCommitted: (sessionId: string, epoch: string, events: readonly SessionEvent[]) => void;
-  readonly onReset: (sessionId: string, epoch: string) => void;
-}
+export type { ChannelDeps, ChannelListener } from './channel-types.ts';
 
 /** Retry of a resync after a store error: up to 1 s for the first, growing to 10 s while the store keeps failing. */
 const RESYNC_RETRY: BackoffOptions = { initialDelayMs: 1000, maxDelayMs: 10_000, factor: 2 };
-
-/** Where a batch came from: the store's notifications and reads, or this node's append pipeline. */
-type BatchSource = 'store' | 'own';
 
 /** The settled promise of a channel with nothing queued, and the `ready` of a channel that found its head. */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -54,10 +24,6 @@ const SETTLED: Promise<void> = Promise.resolve();
 const INITIALIZED = 1;
 const FAILED = 2;
 const CLOSED = 4;
-
-function firstSeqOf(batch: CommittedBatch): number {
-  return batch.events[0]?.seq ?? 0;
-}
 
 /**
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's
@@ -84,14 +50,22 @@ export class SessionChannel implements StoreWatchHandlers {
    * hand-off): while > 0, the store's notices wait in `#held` (about one round trip).
    */
   #ownCommits = 0;
+  /** Own commits started since the channel was made: a read that saw it change may hold an unacked commit. */
+  #ownStarts = 0;
+  /** A resync that could not read forward while an own commit was in flight: it runs once they are all done. */
+  #resyncAfterOwn = false;
+  /** The first head read waits for the own commits it may hold to be acked (see `#init`). */
+  #initWait: { remaining: number; readonly done: () => void } | undefined;
   #held: CommittedBatch[] | undefined;
   #listeners: OneOrSet<ChannelListener>;
   readonly #deps: ChannelDeps;
   readonly #stopWatch: () => void;
 
-  constructor(sessionId: string, deps: ChannelDeps) {
+  /** `ownCommitsInFlight`: this node's commits of the session started before the channel was made. */
+  constructor(sessionId: string, deps: ChannelDeps, ownCommitsInFlight = 0) {
     this.sessionId = sessionId;
     this.#deps = deps;
+    this.#ownCommits = ownCommitsInFlight;
     this.#stopWatch = deps.store.watch(sessionId, this);
     const ready = this.#enqueue(() => this.#init());
     this.#ready = ready;
@@ -162,6 +136,7 @@ export class SessionChannel implements StoreWatchHandlers {
   /** This node's append pipeline sends a commit of the session to the store: hold the store's notices back. */
   ownCommitStarted(): void {
     this.#ownCommits++;
+    this.#ownStarts++;
   }
 
   /**
@@ -170,27 +145,16 @@ export class SessionChannel implements StoreWatchHandlers {
    * echo of `batch` is then dropped, and another node's batch before it fills the gap up to it.
    */
   ownCommitFinished(batch: CommittedBatch | undefined): void {
-    this.#ownCommits = Math.max(0, this.#ownCommits - 1); // a channel created mid-commit saw no `started`
-    // With a later own commit still in flight, only the notices up to this batch go now (the rest may be its echo).
-    const lastSeq = batch?.events[batch.events.length - 1]?.seq;
-    const goesNow = (notice: CommittedBatch): boolean =>
-      this.#ownCommits === 0 ||
-      (batch !== undefined && lastSeq !== undefined && notice.epoch === batch.epoch && firstSeqOf(notice) <= lastSeq);
-    const waiting = this.#held ?? [];
-    const held = waiting.filter(goesNow);
-    const later = waiting.filter((notice) => !goesNow(notice));
-    this.#held = later.length === 0 ? undefined : later;
-    const ordered: { readonly batch: CommittedBatch; readonly source: BatchSource }[] = held.map((notice) => ({
-      batch: notice,
-      source: 'store',
-    }));
-    if (batch !== undefined) {
-      const firstSeq = firstSeqOf(batch);
-      const after = held.findIndex((notice) => notice.epoch === batch.epoch && firstSeqOf(notice) > firstSeq);
-      ordered.splice(after === -1 ? ordered.length : after, 0, { batch, source: 'own' });
-    }
-    for (const item of ordered) {
+    this.#ownCommits = Math.max(0, this.#ownCommits - 1);
+    if (this.#initWait !== undefined && --this.#initWait.remaining <= 0) this.#endInitWait();
+    const { now, later } = releaseHeld(this.#held ?? [], batch, this.#ownCommits);
+    this.#held = later;
+    for (const item of now) {
       this.#background(() => this.#onCommitted(item.batch, item.source), `${item.source} batch`);
+    }
+    if (this.#ownCommits === 0 && this.#resyncAfterOwn) {
+      this.#resyncAfterOwn = false;
+      this.#requestResync('a resync waited for this node’s commits');
     }
   }
 
@@ -239,9 +203,16 @@ export class SessionChannel implements StoreWatchHandlers {
    * it): it re-checks the head, which resets its subscribers.
    */
   async readCatchUp(fromSeq: number, limit: number): Promise<StoredPage> {
+    const starts = this.#ownStarts;
     const page = await this.#deps.store.readStoredPage(this.sessionId, fromSeq, limit);
-    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) this.#requestResync('catch-up read another epoch');
-    return page;
+    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) {
+      this.#requestResync('catch-up read another epoch');
+      return page;
+    }
+    // While this node has a commit in flight, the store may hold it before its writer's ack is sent: the page stops
+    // at what the channel emitted (acked, or other nodes'); the rest reaches the subscriber live, after the ack.
+    if (this.#ownCommits === 0 && this.#ownStarts === starts) return page;
+    return pageUpTo(page, this.#lastSeq);
   }
 
   /**
@@ -263,6 +234,7 @@ export class SessionChannel implements StoreWatchHandlers {
 
   close(): void {
     this.#flags |= CLOSED;
+    this.#endInitWait();
     this.#held = undefined;
     clearTimeout(this.#retryTimer);
     this.#stopWatch();
@@ -307,11 +279,27 @@ export class SessionChannel implements StoreWatchHandlers {
     this.#retryTimer.unref();
   }
 
+  /**
+   * Read the head. When this node has commits of the session in flight (the channel was made meanwhile, or they
+   * started during the read), the head may hold one whose writer has no ack yet: the channel is ready (and serves
+   * catch-up up to the head) only once they are done, so that no subscriber gets those events before the ack.
+   * This node commits a session one group at a time, so the commits in flight finish in order, within a round trip.
+   */
   async #init(): Promise<void> {
     const head = await this.#deps.store.head(this.sessionId);
     this.#epoch = head.epoch;
     this.#lastSeq = head.headSeq;
     this.#flags |= INITIALIZED;
+    if (this.#ownCommits === 0 || this.#closed) return;
+    await new Promise<void>((done) => {
+      this.#initWait = { remaining: this.#ownCommits, done };
+    });
+  }
+
+  #endInitWait(): void {
+    const wait = this.#initWait;
+    this.#initWait = undefined;
+    wait?.done();
   }
 
   async #onCommitted(batch: CommittedBatch, source: BatchSource = 'store'): Promise<void> {
@@ -341,6 +329,18 @@ export class SessionChannel implements StoreWatchHandlers {
   }
 
   /**
+   * A read to the end of the log while this node has a commit in flight (or started one meanwhile) may hold that
+   * commit before its writer's ack: nothing of it is emitted, and the resync runs again once the commits are done
+   * (their batches and the notices held meanwhile come first). True when it deferred.
+   */
+  #deferWhileOwnCommits(starts: number): boolean {
+    if (this.#ownCommits === 0 && this.#ownStarts === starts) return false;
+    if (this.#ownCommits === 0) this.#requestResync('an own commit ran during a resync');
+    else this.#resyncAfterOwn = true;
+    return true;
+  }
+
+  /**
    * Read the head; on a new epoch (or the first time) take it and reset the listeners. True when it did. Also
    * when the store, in the same epoch, holds fewer events than this node delivered (a failover to a replica that
    * missed the last writes, a crash before fsync): the listeners hold events the log no longer has, and new ones
@@ -363,24 +363,33 @@ export class SessionChannel implements StoreWatchHandlers {
     return true;
   }
 
-  /** Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. */
+  /**
+   * Emit stored events after `lastSeq`, up to `untilSeq` (or the end of the log), never from another epoch. Reads
+   * stop at `untilSeq`: what follows it is the batch being filled up to (it may be this node's own commit, which
+   * reaches the subscribers and the append cache from the pipeline alone). Each read is bounded by bytes.
+   */
   async #readForward(untilSeq: number | undefined): Promise<void> {
-    const { store, pageSize } = this.#deps;
+    const { store } = this.#deps;
+    const sizer = new StoreReadSizer(this.#deps.reads);
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
-      const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
+      const fromSeq = this.#lastSeq + 1;
+      const limit = untilSeq === undefined ? sizer.count : Math.min(sizer.count, untilSeq - this.#lastSeq);
+      const starts = this.#ownStarts;
+      if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
+      const page = await store.readStoredPage(this.sessionId, fromSeq, limit);
       if (this.#closed) return;
+      if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
       const epoch = page.epoch ?? NO_EPOCH;
       if (epoch !== this.#epoch && !this.#adoptFirstEpoch(epoch)) {
         await this.#adoptHead('the store holds another epoch');
         return;
       }
-      const { events } = page;
+      sizer.observe(largestBody(page.bodies));
+      const events = decodeStoredPage(this.sessionId, page);
       if (events.length === 0) return;
-      if (events[0]!.seq !== this.#lastSeq + 1) {
-        throw new Error(`store read from ${this.#lastSeq + 1} started at ${events[0]!.seq}`);
-      }
+      if (events[0]!.seq !== fromSeq) throw new Error(`store read from ${fromSeq} started at ${events[0]!.seq}`);
       this.#emit(events);
-      if (events.length < pageSize) return;
+      if (events.length < limit) return;
     }
   }
 

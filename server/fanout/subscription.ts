@@ -9,6 +9,7 @@ import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
+import { StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -27,11 +28,11 @@ export interface SubscriptionDeps {
   readonly sink: SubscriberSink;
   readonly logger: Logger;
   readonly metrics: HubMetrics;
-  /** Most events per catch-up read. */
-  readonly pageSize: number;
+  /** How many events a catch-up read asks for (bounded by bytes: see `StoreReadSizer`). */
+  readonly reads: StoreReadLimits;
   /**
    * Bound of one catch-up `events` frame (bytes, about; at least one event each): pages are cut into frames of at
-   * most this, and reads shrink so that one read holds about four frames' worth. The node's `maxFrameBytes`.
+   * most this. The node's `maxFrameBytes`.
    */
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
@@ -49,10 +50,10 @@ export interface SubscribeParams {
   readonly epoch: string | undefined;
 }
 
-/** Pause before the next catch-up read when the channel re-checks the head. */
-const retryMinMs = 100;
 /** Retry of a failed catch-up read: up to 100 ms for the first, growing to 5 s while the store keeps failing. */
-const CATCH_UP_RETRY: BackoffOptions = { initialDelayMs: retryMinMs, maxDelayMs: 5000, factor: 2 };
+const CATCH_UP_RETRY: BackoffOptions = { initialDelayMs: 100, maxDelayMs: 5000, factor: 2 };
+/** Waits for the channel to re-check the head (an evicted epoch key lasts until the next commit): 100 ms → 5 s. */
+const CHANNEL_WAIT: BackoffOptions = { initialDelayMs: 100, maxDelayMs: 5000, factor: 2 };
 
 /** A catch-up read: the page from `fromSeq` of at most `limit` events (a short page means the log's end). */
 interface PageRead {
@@ -62,11 +63,10 @@ interface PageRead {
   readonly page: Promise<EncodedEventPage>;
 }
 
-/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`). */
-function pageBytes(page: EncodedEventPage): number {
-  let bytes = 0;
-  for (let index = 0; index < page.count; index++) bytes += page.eventBytes(index);
-  return bytes;
+/** About how many bytes a page's events take on the wire (see `EncodedEventPage.eventBytes`), and the largest. */
+function pageBytes(page: EncodedEventPage): { total: number; largest: number } {
+  const sizes = Array.from({ length: page.count }, (_, index) => page.eventBytes(index));
+  return { total: sizes.reduce((sum, bytes) => sum + bytes, 0), largest: Math.max(0, ...sizes) };
 }
 
 /** Where a subscription is: answering the subscribe, reading the store, following the channel, or ended. */
@@ -110,13 +110,15 @@ export class Subscription implements ChannelListener {
   #generation = 0;
   /** A catch-up page being read ahead of its step (see `#readAhead`). */
   #ahead: PageRead | undefined;
-  /** Events per catch-up read: `pageSize`, less when the events are large (see `#adaptReadLimit`). */
-  #readLimit: number;
+  /** Events per catch-up read: bounded by bytes, sized by the events read so far. */
+  readonly #readSize: StoreReadSizer;
   #channel: SessionChannel | undefined;
+  /** Ends the current wait for the channel (see `CHANNEL_WAIT`), when one runs. */
+  #wake: (() => void) | undefined;
   readonly #deps: SubscriptionDeps;
 
   constructor(params: Pick<SubscribeParams, 'sessionId' | 'fromSeq'>, deps: SubscriptionDeps) {
-    this.#readLimit = deps.pageSize;
+    this.#readSize = new StoreReadSizer(deps.reads);
     this.sessionId = params.sessionId;
     this.#nextSeq = params.fromSeq;
     this.#deps = deps;
@@ -212,6 +214,7 @@ export class Subscription implements ChannelListener {
   }
 
   close(): void {
+    this.#wake?.();
     this.#state = 'closed';
     this.#generation++;
     this.#ahead = undefined;
@@ -239,6 +242,7 @@ export class Subscription implements ChannelListener {
   }
 
   #bufferBatch(batch: LiveBatch): void {
+    this.#wake?.();
     this.#buffer.push(batch);
     this.#bufferedEvents += batch.events.length;
     while (this.#bufferedEvents > this.#deps.maxBufferedLiveEvents && this.#buffer.length > 1) {
@@ -247,6 +251,7 @@ export class Subscription implements ChannelListener {
   }
 
   #startCatchUp(): void {
+    this.#wake?.();
     this.#state = 'catching-up';
     const generation = ++this.#generation;
     this.#catchUp(generation).catch((error: unknown) => {
@@ -261,6 +266,7 @@ export class Subscription implements ChannelListener {
    */
   async #catchUp(generation: number): Promise<void> {
     let failures = 0;
+    let waits = 0;
     const { sink } = this.#deps;
     while (generation === this.#generation) {
       // A closing connection (a slow consumer cut, a GOING_AWAY) would only drop the pages: stop reading them.
@@ -274,10 +280,11 @@ export class Subscription implements ChannelListener {
         this.#state = 'catching-up';
       }
       try {
-        const waitMs = await this.#catchUpStep();
-        if (waitMs === 'live') return;
+        const step = await this.#catchUpStep();
+        if (step === 'live') return;
         failures = 0;
-        if (waitMs > 0) await pause(waitMs);
+        if (step === 'wait') await this.#waitForChannel(backoffDelay(waits++, CHANNEL_WAIT));
+        else waits = 0;
       } catch (error) {
         if (generation !== this.#generation) return;
         if (error instanceof StoreDataError) {
@@ -301,39 +308,53 @@ export class Subscription implements ChannelListener {
   }
 
   /**
-   * One store read: returns 'live' once live, else how long to wait before the next read. After a full page the
-   * next one is read ahead while this one is sent (Redis reads while the hub splices and writes).
+   * One store read: returns 'live' once live, 'wait' when the channel must re-check the head first, else 'next'.
+   * After a full page the next one is read ahead while this one is sent (Redis reads while the hub splices and
+   * writes).
    */
-  async #catchUpStep(): Promise<'live' | number> {
+  async #catchUpStep(): Promise<'live' | 'wait' | 'next'> {
     const { metrics } = this.#deps;
     const generation = this.#generation;
     const read = this.#readPage(this.#nextSeq);
     const page = await read.page;
-    if (generation !== this.#generation) return 0;
-    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) return retryMinMs;
+    if (generation !== this.#generation) return 'next';
+    if ((page.epoch ?? NO_EPOCH) !== this.#epoch) return 'wait';
     if (this.#deps.sink.behind) {
       // The client fell behind while the page was read: keep it for after the drain (nothing more is queued).
       this.#ahead = read;
-      return 0;
+      return 'next';
     }
     const fresh = page.count;
     if (fresh > 0) {
       if (page.firstSeq !== this.#nextSeq)
         throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
       const bytes = pageBytes(page);
-      this.#adaptReadLimit(page.count, bytes);
+      this.#readSize.observe(bytes.largest);
       if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
-      this.#sendPage(page, bytes);
+      this.#sendPage(page, bytes.total);
       metrics.catchUpEvents.inc(fresh);
     }
     // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
-    if (this.#deps.sink.behind) return 0;
+    if (this.#deps.sink.behind) return 'next';
     if (fresh < read.limit && this.#tryGoLive()) return 'live';
-    if (fresh > 0) return 0;
+    if (fresh > 0) return 'next';
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
-    // lost its data). Tell it, and pause instead of re-reading in a tight loop.
+    // lost its data, or its epoch key). Tell it, and wait (backing off) instead of re-reading in a tight loop.
     this.#channel!.storeEndedAt(this.#nextSeq);
-    return retryMinMs;
+    return 'wait';
+  }
+
+  /** Wait `ms`, or less: a live batch or a reset ends the wait (the subscriber may go live, or start over). */
+  #waitForChannel(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        if (this.#wake === done) this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms).unref();
+      this.#wake = done;
+    });
   }
 
   /** The page from `fromSeq`: the one read ahead for it in this generation, else a new read. */
@@ -342,7 +363,7 @@ export class Subscription implements ChannelListener {
     this.#ahead = undefined;
     if (ahead !== undefined && ahead.generation === this.#generation && ahead.fromSeq === fromSeq) return ahead;
     this.#deps.metrics.catchUpReads.inc();
-    const limit = this.#readLimit;
+    const limit = this.#readSize.count;
     return { generation: this.#generation, fromSeq, limit, page: this.#encodedPage(fromSeq, limit) };
   }
 
@@ -355,22 +376,12 @@ export class Subscription implements ChannelListener {
   }
 
   /**
-   * Size the next reads to the events at hand: about four frames' worth of bytes (so a session of large events
-   * is never read 1,000 events, hundreds of MB, at a time), at least one event, at most `pageSize`.
-   */
-  #adaptReadLimit(count: number, bytes: number): void {
-    const perEvent = Math.max(1, bytes / count);
-    const { pageSize, maxFrameBytes } = this.#deps;
-    this.#readLimit = Math.max(1, Math.min(pageSize, Math.floor((4 * maxFrameBytes) / perEvent)));
-  }
-
-  /**
    * Start reading the page from `fromSeq` now. The log of an epoch never changes, and the page is epoch-checked
    * like any other, so reading it early is safe; a read-ahead that fails fails the step that uses it (retried).
    */
   #readAhead(fromSeq: number): void {
     this.#deps.metrics.catchUpReads.inc();
-    const limit = this.#readLimit;
+    const limit = this.#readSize.count;
     const page = this.#encodedPage(fromSeq, limit);
     page.catch(() => undefined); // unhandled only when discarded; the step that uses it sees the rejection
     this.#ahead = { generation: this.#generation, fromSeq, limit, page };

@@ -5,6 +5,7 @@ import type { HubLimits } from '../config.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
+import { safeReadCount, storeReadLimits } from '../limits/store-reads.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { HttpReply } from './sessions-api.ts';
 
@@ -17,17 +18,18 @@ export interface EventPageRequest {
 
 export interface EventPageDeps {
   readonly store: EventStore;
-  readonly limits: Pick<HubLimits, 'maxFrameBytes' | 'maxEventBytes' | 'stallTimeoutMs'>;
+  readonly limits: Pick<HubLimits, 'catchUpPageSize' | 'maxFrameBytes' | 'maxEventBytes' | 'stallTimeoutMs'>;
   readonly pageSlots: ConcurrencySlots;
   readonly logger: Logger;
 }
 
 /**
- * Events per store read of a page: as many as can be sure to fit in about four pages' worth of bytes (so one read
- * never holds hundreds of MB, whatever the events), at least one.
+ * Events per store read of a page: as many as can be sure to fit in the node's read bound (`safeReadCount`: four
+ * pages' worth of bytes, whatever the events), at least one. A page holds one frame's worth at most, so its reads
+ * never grow past this.
  */
 function readCap(limits: EventPageDeps['limits']): number {
-  return Math.max(1, Math.floor((4 * limits.maxFrameBytes) / limits.maxEventBytes));
+  return safeReadCount(storeReadLimits(limits));
 }
 
 /**

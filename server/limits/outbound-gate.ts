@@ -1,4 +1,4 @@
-import { OutboundFlow } from './outbound-flow.ts';
+import { DrainWatch, OutboundFlow } from './outbound-flow.ts';
 
 /** The parts of a `ws` WebSocket the gate uses. */
 export interface GatedSocket {
@@ -32,7 +32,9 @@ export interface OutboundGateEvents {
  * - the socket stops reading requests (`pause()`), so a client that does not read its replies cannot make the hub
  *   queue more of them (TCP backpressure on the client instead of memory on the hub).
  * The gate polls the buffer while behind; once it is back under the bound it resumes reading and releases the
- * waiters. A buffer that does not shrink at all for `stallTimeoutMs` calls `onStall` once.
+ * waiters. A buffer that does not shrink at all for `stallTimeoutMs` calls `onStall` once; so does, below the
+ * bound, a connection with data waiting that drains none of it for `stallTimeoutMs` (`DrainWatch`, checked every
+ * quarter of that while data waits).
  */
 export class OutboundGate {
   readonly #socket: GatedSocket;
@@ -47,6 +49,8 @@ export class OutboundGate {
   #timer: NodeJS.Timeout | undefined;
   #waiters: (() => void)[] | undefined;
   #peakBufferedBytes = 0;
+  /** While data waits (made by the send that found the buffer non-empty; dropped once it is empty). */
+  #drain: { readonly watch: DrainWatch; readonly timer: NodeJS.Timeout } | undefined;
 
   constructor(
     socket: GatedSocket,
@@ -77,10 +81,15 @@ export class OutboundGate {
     return this.#peakBufferedBytes;
   }
 
-  /** Call after every send: tracks the peak and switches to *behind* when over the bound. */
-  noteSent(): void {
+  /**
+   * Call after every send of `bytes` (the frame's payload): tracks the peak, watches that waiting data drains, and
+   * switches to *behind* when over the bound.
+   */
+  noteSent(bytes = 0): void {
     if (this.#closed) return;
     const buffered = this.#socket.bufferedAmount;
+    if (this.#drain !== undefined) this.#drain.watch.sent(bytes);
+    else if (buffered > 0) this.#watchDrain(buffered);
     if (buffered > this.#peakBufferedBytes) {
       this.#peakBufferedBytes = buffered;
       this.#events.onPeak?.(buffered);
@@ -104,6 +113,7 @@ export class OutboundGate {
   close(): void {
     this.#closed = true;
     this.#stopPolling();
+    this.#stopDrainWatch();
     this.#release();
   }
 
@@ -112,14 +122,44 @@ export class OutboundGate {
     if (state === 'behind') return;
     this.#stopPolling();
     if (state === 'stalled') {
-      this.#closed = true;
-      this.#socket.resume(); // read again so the close handshake can complete
-      this.#events.onStall();
-      this.#release();
+      this.#stall();
       return;
     }
     this.#behind = false;
     this.#socket.resume();
+    this.#release();
+  }
+
+  #watchDrain(buffered: number): void {
+    const { stallTimeoutMs } = this.#limits;
+    const checkMs = Math.max(this.#limits.pollMs ?? 20, Math.ceil(stallTimeoutMs / 4));
+    const timer = setTimeout(() => this.#checkDrain(), checkMs);
+    timer.unref();
+    this.#drain = { watch: new DrainWatch(buffered, this.#now(), stallTimeoutMs), timer };
+  }
+
+  #checkDrain(): void {
+    const drain = this.#drain;
+    if (drain === undefined || this.#closed) return;
+    const state = drain.watch.observe(this.#socket.bufferedAmount, this.#now());
+    if (state === 'draining') drain.timer.refresh();
+    else if (state === 'idle') this.#drain = undefined;
+    else this.#stall();
+  }
+
+  #stopDrainWatch(): void {
+    clearTimeout(this.#drain?.timer);
+    this.#drain = undefined;
+  }
+
+  /** Nothing drained for `stallTimeoutMs`: closed, and the owner told (once). */
+  #stall(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopPolling();
+    this.#stopDrainWatch();
+    this.#socket.resume(); // read again so the close handshake can complete
+    this.#events.onStall();
     this.#release();
   }
 

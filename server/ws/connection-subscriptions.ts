@@ -5,6 +5,7 @@ import type { HubMetrics } from '../metrics.ts';
 import type { ChannelRegistry } from '../fanout/channel-registry.ts';
 import type { SessionChannel } from '../fanout/session-channel.ts';
 import type { SubscriptionBudget } from '../limits/subscription-budget.ts';
+import type { StoreReadLimits } from '../limits/store-reads.ts';
 import type { PresenceTracker } from '../presence/presence-tracker.ts';
 import {
   Subscription,
@@ -17,7 +18,8 @@ import {
 export interface SubscriptionsContext {
   readonly channels: ChannelRegistry;
   readonly metrics: HubMetrics;
-  readonly pageSize: number;
+  /** How many events a catch-up read asks for (see `StoreReadSizer`). */
+  readonly reads: StoreReadLimits;
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   readonly maxSubscriptions: number;
@@ -63,8 +65,8 @@ class Entry implements SubscriptionDeps {
     return this.#owner.context.metrics;
   }
 
-  get pageSize(): number {
-    return this.#owner.context.pageSize;
+  get reads(): StoreReadLimits {
+    return this.#owner.context.reads;
   }
 
   get maxFrameBytes(): number {

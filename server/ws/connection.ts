@@ -187,18 +187,20 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
   send(message: ServerMessage): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     batchSendsOfThisTurn(this.#ws);
-    this.#ws.send(this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message));
+    const frame = this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message);
+    this.#ws.send(frame);
     this.#context.metrics.hot.framesSent++;
-    this.#guard.gate.noteSent();
+    this.#guard.gate.noteSent(frameBytes(frame));
   }
 
   /** Send an `events` frame (a live batch's shared frame, or a catch-up page). */
   sendBatch(batch: EventsFrame): void {
     if (this.#ws.readyState !== this.#ws.OPEN) return;
     batchSendsOfThisTurn(this.#ws);
-    this.#ws.send(this.#format === 'binary' ? batch.binary() : batch.text());
+    const frame = this.#format === 'binary' ? batch.binary() : batch.text();
+    this.#ws.send(frame);
     this.#context.metrics.hot.framesSent++;
-    this.#guard.gate.noteSent();
+    this.#guard.gate.noteSent(frameBytes(frame));
   }
 
   #sendError(error: HubError, id?: number, sessionId?: string): void {
@@ -414,4 +416,9 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
     sockets.delete(this.#ws);
     this.#context.closed(this);
   }
+}
+
+/** Bytes of a frame's payload (what the outbound gate counts as sent). */
+function frameBytes(frame: string | Uint8Array): number {
+  return typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength;
 }

@@ -5,6 +5,7 @@ import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub } from '../helpers/hub.ts';
+import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
 const big = 'x'.repeat(20_000);
 /** One step of a large cold session: a call and its 20 kB result, then a 20 kB user message. */
@@ -53,7 +54,7 @@ describe('hub: the validation cache is bounded in bytes and never holds the even
       store,
       logger: createLogger('silent'),
       metrics: new HubMetrics('budget_'),
-      pageSize: 100,
+      reads: storeReadLimits({ catchUpPageSize: 100, maxFrameBytes: 1024 * 1024, maxEventBytes: 256 * 1024 }),
       maxSessions: 1000,
       maxBytes,
       idleMs: 60_000,

@@ -10,6 +10,7 @@ import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { it, test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
+import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
 const WAIT = { timeout: 10_000, interval: 20 };
 const message = (content: string) => ({ type: 'user/message', data: { role: 'user', content } });
@@ -31,7 +32,7 @@ function node(store: EventStore): {
     store,
     logger,
     metrics,
-    pageSize: 100,
+    reads: storeReadLimits({ catchUpPageSize: 100, maxFrameBytes: 1024 * 1024, maxEventBytes: 256 * 1024 }),
     maxSessions: 100,
     maxBytes: 1 << 20,
     idleMs: 60_000,

@@ -4,6 +4,7 @@ import { HubMetrics } from '../../server/metrics.ts';
 import { SessionCache } from '../../server/append/session-cache.ts';
 import type { EventPage } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
 /** A store whose reads wait for `open()` while `gated` is set. */
 class GatedStore extends MemoryStore {
@@ -32,7 +33,7 @@ describe('hub session cache', () => {
       store,
       logger: createLogger('silent'),
       metrics: new HubMetrics('test_'),
-      pageSize: 100,
+      reads: storeReadLimits({ catchUpPageSize: 100, maxFrameBytes: 1024 * 1024, maxEventBytes: 256 * 1024 }),
       maxSessions: 10,
       maxBytes: 1 << 20,
       idleMs: 60_000,

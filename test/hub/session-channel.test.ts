@@ -8,6 +8,7 @@ import { HubMetrics } from '../../server/metrics.ts';
 import { StoreUnavailableError, type SessionHead } from '../../server/store/event-store.ts';
 import { MemoryBackend } from '../../server/store/memory/memory-backend.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
+import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
 const WAIT = { timeout: 5000, interval: 5 };
 
@@ -25,7 +26,7 @@ function registry(store: MemoryStore): ChannelRegistry {
     store,
     logger: createLogger('silent'),
     metrics: new HubMetrics('test_'),
-    pageSize: 100,
+    reads: storeReadLimits({ catchUpPageSize: 100, maxFrameBytes: 1024 * 1024, maxEventBytes: 256 * 1024 }),
     onCommitted: () => undefined,
     onReset: () => undefined,
   });

@@ -8,6 +8,7 @@ import { ChannelRegistry } from '../../server/fanout/channel-registry.ts';
 import type { EventPage } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { Subscription, type SubscriberSink } from '../../server/fanout/subscription.ts';
+import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 
@@ -26,20 +27,21 @@ function recordingSink(): SubscriberSink & { messages: ServerMessage[]; seqs(): 
 }
 
 function setup(store: MemoryStore, pageSize = 100) {
+  const reads = storeReadLimits({ catchUpPageSize: pageSize, maxFrameBytes: 1024 * 1024, maxEventBytes: 256 * 1024 });
   const logger = createLogger('silent');
   const metrics = new HubMetrics('test_');
   const channels = new ChannelRegistry({
     store,
     logger,
     metrics,
-    pageSize,
+    reads,
     onCommitted: () => undefined,
     onReset: () => undefined,
   });
   const sink = recordingSink();
   const subscription = new Subscription(
     { sessionId: 's', fromSeq: 0 },
-    { sink, logger, metrics, pageSize, maxFrameBytes: 1024 * 1024, maxBufferedLiveEvents: 1000 },
+    { sink, logger, metrics, reads, maxFrameBytes: 1024 * 1024, maxBufferedLiveEvents: 1000 },
   );
   return { channels, sink, subscription };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutboundFlow } from '../../server/limits/index.ts';
+import { DrainWatch, OutboundFlow } from '../../server/limits/index.ts';
 
 describe('OutboundFlow', () => {
   it('open under the bound, behind above it, stalled when it drains nothing for the stall time', () => {
@@ -21,5 +21,24 @@ describe('OutboundFlow', () => {
     expect(flow.observe(500, 9100)).toBe('open');
     expect(flow.observe(5000, 20_000)).toBe('behind');
     expect(flow.observe(5000, 24_999)).toBe('behind');
+  });
+});
+
+describe('DrainWatch', () => {
+  it('stalled when data waits and none of it drains for the stall time, whatever the queue size', () => {
+    const watch = new DrainWatch(100, 0, 5000);
+    expect(watch.observe(100, 4999)).toBe('draining');
+    expect(watch.observe(100, 5000)).toBe('stalled');
+  });
+
+  it('sends in between never hide that nothing drained; any drained byte restarts the clock; empty is idle', () => {
+    const watch = new DrainWatch(100, 0, 5000);
+    watch.sent(50);
+    expect(watch.observe(150, 3000)).toBe('draining'); // grew by what was sent: nothing left
+    watch.sent(50);
+    expect(watch.observe(190, 4000)).toBe('draining'); // 10 bytes left
+    expect(watch.observe(190, 8999)).toBe('draining');
+    expect(watch.observe(190, 9000)).toBe('stalled');
+    expect(watch.observe(0, 9001)).toBe('idle');
   });
 });

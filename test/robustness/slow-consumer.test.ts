@@ -107,6 +107,39 @@ describe('slow consumers', () => {
     await hub.close();
   });
 
+  // Issue 26, item 2: a reader that never drains but stays under `maxBufferedBytes` was never closed (it held its
+  // queue and the kernel's socket buffers for as long as it liked).
+  it('a client that stops reading below the outbound bound is closed with SLOW_CONSUMER all the same', async () => {
+    const memory = new MemoryStore();
+    const sessionId = 'slow/below-bound';
+    const perEvent = 8 * KiB;
+    for (let first = 0; first < 1600; first += 100) {
+      const events = range(first, first + 99).map((n) => ({
+        type: 'test/blob',
+        data: { n, pad: 'x'.repeat(perEvent) },
+      }));
+      await memory.commit({ sessionId, expectedSeq: first, events }); // ~13 MB: more than the kernel's buffers hold
+    }
+    const maxBufferedBytes = 256 * 1024 * KiB; // never reached: the queue stays far below it
+    const hub: TestHub = await startHub({ store: memory, limits: { maxBufferedBytes, stallTimeoutMs: 300 } });
+    const [stalled, other] = await Promise.all(range(0, 1).map(() => RawHubClient.connect(hub.wsUrl)));
+    stalled!.ws.pause();
+    stalled!.send({ type: 'subscribe', id: 1, sessionId });
+    const closes = () => counterValue(hub.hub.metrics.closes, { code: String(CloseCode.SLOW_CONSUMER) });
+    await vi.waitFor(async () => expect(await closes()).toBe(1), { timeout: 30_000, interval: 50 });
+    expect(hub.hub.metrics.hot.outboundBufferedPeak).toBeLessThan(maxBufferedBytes);
+    expect(await counterValue(hub.hub.metrics.slowConsumerPauses)).toBe(0);
+    stalled!.ws.resume(); // read what was queued, up to the close frame
+    expect((await stalled!.closed).code).toBe(CloseCode.SLOW_CONSUMER);
+
+    await other!.request({ type: 'subscribe', sessionId, fromSeq: 1590 });
+    await other!.waitFor((m) => m.type === 'live');
+    expect(other!.seqs(sessionId)).toEqual(range(1590, 1599));
+    await other!.close();
+    await hub.close();
+    await memory.close();
+  });
+
   it('one client that stops reading while catching up on many sessions queues one page, not one per session', async () => {
     const memory = new MemoryStore();
     const sessions = 40; // ~16 MB in all: more than the kernel's socket buffers hold for the stalled reader
