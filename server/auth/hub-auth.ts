@@ -1,5 +1,5 @@
 import { HubErrorCode } from '../../shared/protocol.ts';
-import type { HubAction, HubAuth, HubPrincipal } from '../config.ts';
+import type { HubAction, HubAuth, HubPrincipal } from './auth-seam.ts';
 import { HubError } from '../hub-error.ts';
 import { AuthError, AuthFailureReason } from './auth-error.ts';
 import type { Authenticator, Principal } from './authenticator.ts';

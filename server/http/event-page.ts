@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type SessionEvent } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
-import type { HubLimits } from '../config.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
