@@ -13,7 +13,7 @@ import { PresenceTracker } from './presence/presence-tracker.ts';
 import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { HubMetrics } from './metrics.ts';
-import { requestUrl } from './http/request-url.ts';
+import { requestUrl } from './request-url.ts';
 import { browserRefusal } from './http/browser-guard.ts';
 import { PrincipalRateLimits } from './limits/principal-rate.ts';
 import { requestToken } from './auth/request-token.ts';

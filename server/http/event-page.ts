@@ -6,7 +6,7 @@ import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
 import type { EventStore } from '../store/event-store.ts';
-import type { HttpReply } from './sessions-api.ts';
+import type { HttpReply } from './http-reply.ts';
 
 export interface EventPageRequest {
   readonly sessionId: string;
