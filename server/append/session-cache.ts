@@ -5,6 +5,7 @@ import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { NO_EPOCH, type EventStore } from '../store/event-store.ts';
+import { readEventPage } from '../store/codec/stored-events.ts';
 
 /** Loads restarted because the session's epoch changed under them, before giving up. */
 const maxLoadAttempts = 8;
@@ -125,7 +126,7 @@ export class SessionCache {
         return await this.#rebuild(entry);
       }
       for (;;) {
-        const page = await store.readPage(entry.sessionId, entry.log.length, pageSize);
+        const page = await readEventPage(store, entry.sessionId, entry.log.length, pageSize);
         if ((page.epoch ?? NO_EPOCH) !== entry.epoch) return await this.refresh(entry);
         if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
         if (page.events.length < pageSize) return;
@@ -272,7 +273,7 @@ export class SessionCache {
         sameEpoch = after.epoch === NO_EPOCH && after.headSeq === log.length - 1;
       } else {
         for (;;) {
-          const page = await store.readPage(sessionId, log.length, pageSize);
+          const page = await readEventPage(store, sessionId, log.length, pageSize);
           sameEpoch = (page.epoch ?? NO_EPOCH) === head.epoch;
           if (!sameEpoch) break;
           log.checkStored(page.events, true);

@@ -14,6 +14,7 @@ import {
   type StoreWatchHandlers,
 } from '../store/event-store.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
+import { readEventPage } from '../store/codec/stored-events.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -367,7 +368,7 @@ export class SessionChannel implements StoreWatchHandlers {
   async #readForward(untilSeq: number | undefined): Promise<void> {
     const { store, pageSize } = this.#deps;
     while (!this.#closed && (untilSeq === undefined || this.#lastSeq < untilSeq)) {
-      const page = await store.readPage(this.sessionId, this.#lastSeq + 1, pageSize);
+      const page = await readEventPage(store, this.sessionId, this.#lastSeq + 1, pageSize);
       if (this.#closed) return;
       const epoch = page.epoch ?? NO_EPOCH;
       if (epoch !== this.#epoch && !this.#adoptFirstEpoch(epoch)) {

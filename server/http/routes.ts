@@ -14,7 +14,7 @@ export type { HttpRoutesDeps } from './sessions-api.ts';
 
 const readyTimeoutMs = 2000;
 
-/** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
+/** The HTTP API of a hub node: health, readiness, metrics and the session routes (sessions-api.ts). */
 export function createHttpHandler(
   routesDeps: HttpRoutesDeps,
 ): (request: IncomingMessage, response: ServerResponse) => void {
