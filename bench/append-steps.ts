@@ -11,7 +11,7 @@ import { decodeFrame, encodeFrame } from '../shared/codec.ts';
 import { parseClientMessage } from '../shared/protocol-parse.ts';
 import { type AppendRequest, type ClientMessage } from '../shared/protocol.ts';
 import { assertDraftSizes } from '../server/limits/event-size.ts';
-import { defaultLimits } from '../server/config.ts';
+import { defaultLimits } from '../server/limits/limits.ts';
 import { encodeEventBody } from '../server/store/codec/event-codec.ts';
 import { appendFrameBytes, encodeAppendFrame, encodeDraftArray, encodedDraft } from '../client/append-frame.ts';
 import { encodeMsgpackValue } from '../shared/codec.ts';

@@ -23,7 +23,7 @@ import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
 import { checkPresenceRequest } from './presence.ts';
-import type { SubscriptionLink } from './subscription-types.ts';
+import type { SubscriptionLink } from './subscription.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
 

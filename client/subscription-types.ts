@@ -1,10 +1,8 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import { HubErrorCode, type ClientMessage } from '../shared/protocol.ts';
+import { HubErrorCode } from '../shared/protocol.ts';
 import type { ProjectionChange } from '../shared/index.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
-import type { RequestTracker } from './requests.ts';
-import type { Subscription } from './subscription.ts';
 
 /** `pending`: waiting for a connection; `subscribing`: request sent; `catching-up`: replaying stored events;
  * `live`: caught up, receiving new events as they commit; `closed`: for good. */
@@ -25,16 +23,6 @@ export type SubscriptionEvents = {
   error: [error: HubClientError];
   closed: [];
 };
-
-/** What a subscription needs from its client. */
-export interface SubscriptionLink {
-  readonly requests: RequestTracker;
-  readonly onListenerError: (error: unknown) => void;
-  isConnected(): boolean;
-  send(message: ClientMessage): boolean;
-  retryDelay(attempt: number): number;
-  detach(subscription: Subscription): void;
-}
 
 /** Error codes after which re-subscribing cannot help. */
 export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([

@@ -7,7 +7,18 @@ import { LocalLog, type OfferResult } from './local-log.ts';
 import type { SubscriptionSnapshot, SubscriptionStart } from './subscribe-options.ts';
 import { PresenceView, type PresenceRequest } from './presence.ts';
 import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
-import type { SubscriptionEvents, SubscriptionLink, SubscriptionState } from './subscription-types.ts';
+import type { SubscriptionEvents, SubscriptionState } from './subscription-types.ts';
+import type { RequestTracker } from './requests.ts';
+
+/** What a subscription needs from its client. */
+export interface SubscriptionLink {
+  readonly requests: RequestTracker;
+  readonly onListenerError: (error: unknown) => void;
+  isConnected(): boolean;
+  send(message: ClientMessage): boolean;
+  retryDelay(attempt: number): number;
+  detach(subscription: Subscription): void;
+}
 
 /** The epoch on the wire, or undefined for `''`: the session has none yet (nothing was written to it). */
 function knownEpoch(wire: string): string | undefined {

@@ -1,108 +1,12 @@
 import { originPolicy, type AllowedOrigins } from './ws/origin-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
-import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../shared/protocol.ts';
 import type { Logger } from './logger.ts';
 import type { EventStore } from './store/event-store.ts';
-import { checkLimits, DEFAULT_SECURITY_LIMITS, type SecurityLimits } from './limits/limits.ts';
-
-/** What a caller wants to do to a session (the unit of authorization). */
-export type HubAction = 'read' | 'append' | 'admin';
-
-/** Who is calling, as established by `HubAuth.authenticate`. Opaque to the hub apart from these fields. */
-export interface HubPrincipal {
-  /** A name for logs (e.g. the JWT `sub`). */
-  readonly subject: string;
-  /** Epoch ms after which the credentials are void (the auth layer may end subscriptions then). */
-  readonly expiresAt?: number;
-  readonly [claim: string]: unknown;
-}
-
-/** Where a request came from, for authentication. */
-export interface RequestInfo {
-  readonly transport: 'ws' | 'http';
-  readonly headers: IncomingHttpHeaders;
-  /** Request path and query string. */
-  readonly url: string;
-  readonly remoteAddress: string | undefined;
-}
-
-/**
- * The auth seam. The hub calls `authenticate` on `hello` (with the hello token, else the upgrade request's
- * `Authorization: Bearer` / `?token=`), on `auth` (token refresh) and on every HTTP request; and `authorize`
- * before every subscribe, append and HTTP session request. Throw a `HubError` (UNAUTHORIZED, TOKEN_EXPIRED,
- * FORBIDDEN) to refuse; `authorize` may also return false (→ FORBIDDEN).
- */
-export interface HubAuth {
-  /**
-   * True when this auth lets everyone in (no key configured): the hub then runs as an OPEN hub, answering only
-   * loopback (or `allowedHosts`) `Host` values and loopback (or `allowedOrigins`) browser origins, and warns
-   * `AUTH DISABLED` at startup. `openAuth` and `createHubAuth(openAuthenticator())` set it. Default false.
-   */
-  readonly open?: boolean;
-  authenticate(token: string | undefined, request: RequestInfo): HubPrincipal | Promise<HubPrincipal>;
-  authorize(principal: HubPrincipal, action: HubAction, sessionId: string): boolean | Promise<boolean>;
-}
-
-/** The default: everyone is `anonymous` and may do everything. */
-export const openAuth: HubAuth = {
-  open: true,
-  authenticate: () => ({ subject: 'anonymous' }),
-  authorize: () => true,
-};
-
-/**
- * Resource limits. Each breach gets a typed error (or a close code where the connection must end). The rate,
- * nesting and slow-consumer limits come from `SecurityLimits` (server/auth/limits.ts).
- */
-export interface HubLimits extends SecurityLimits {
-  /** Largest WebSocket frame / HTTP body in bytes; a bigger frame closes the socket with 1009. Default 1 MiB. */
-  readonly maxFrameBytes: number;
-  /** Most events in one append (BATCH_TOO_LARGE). Default 1,000. */
-  readonly maxEventsPerAppend: number;
-  /** Largest event (its JSON encoding) in bytes (EVENT_TOO_LARGE). Default 256 KiB. */
-  readonly maxEventBytes: number;
-  /** Most subscriptions on one connection (TOO_MANY_SUBSCRIPTIONS). Default 1,000. */
-  readonly maxSubscriptionsPerConnection: number;
-  /** Most open WebSocket connections per hub node; more are closed with 1013. Default 10,000. */
-  readonly maxConnections: number;
-  /** Time a new connection has to send `hello` before it is closed with 1002. Default 5 s. */
-  readonly helloTimeoutMs: number;
-  /** Events per store read during catch-up (and the HTTP page size cap). Default 1,000. */
-  readonly catchUpPageSize: number;
-  /** Live events a subscriber buffers while it catches up; older ones are re-read from the store. Default 10,000. */
-  readonly maxBufferedLiveEvents: number;
-  /**
-   * Sustained appends per second of one principal on this node, WebSocket and HTTP together, over all its
-   * connections: the token's subject, or the client's address on an open hub. Breach: RATE_LIMITED with
-   * `details.retryAfterMs`. Default 5,000.
-   */
-  readonly principalAppendsPerSecond: number;
-  /** Appends one principal may make at once above its sustained rate. Default 10,000. */
-  readonly principalAppendBurst: number;
-  /**
-   * HTTP event pages (`GET /v1/sessions/:id/events`) read and written at once on this node; more get 429
-   * RATE_LIMITED with `details.retryAfterMs`. Each holds at most about `maxFrameBytes` of events. Default 32.
-   */
-  readonly maxConcurrentPageReads: number;
-}
-
-export const defaultLimits: HubLimits = {
-  ...DEFAULT_SECURITY_LIMITS,
-  maxFrameBytes: 1024 * 1024,
-  maxEventsPerAppend: 1000,
-  maxEventBytes: 256 * 1024,
-  maxSubscriptionsPerConnection: 1000,
-  maxConnections: 10_000,
-  helloTimeoutMs: 5000,
-  catchUpPageSize: 1000,
-  maxBufferedLiveEvents: 10_000,
-  principalAppendsPerSecond: 5000,
-  principalAppendBurst: 10_000,
-  maxConcurrentPageReads: 32,
-};
+import { resolveLimits, type HubLimits } from './limits/limits.ts';
+import { openAuth, type HubAuth } from './auth/auth-seam.ts';
 
 /** Configuration of one hub node (see `createHub`). Only `store` is required. */
 export interface HubConfig {
@@ -253,12 +157,4 @@ function positiveMs(name: string, value: number): number {
     throw new RangeError(`${name} must be an integer number of ms from 100 to 3,600,000, got ${String(value)}`);
   }
   return value;
-}
-
-/** `defaultLimits` overlaid with the given ones (undefined fields keep the default); throws on nonsense values. */
-export function resolveLimits(overrides: Partial<HubLimits> = {}): HubLimits {
-  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
-  const limits: HubLimits = { ...defaultLimits, ...defined };
-  checkLimits({ ...limits });
-  return limits;
 }

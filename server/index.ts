@@ -1,16 +1,9 @@
 // `session-hub/server`: what an embedder needs to run hub nodes in its own process. Everything else under server/
 // is internal (no semver promise).
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
-export {
-  defaultLimits,
-  openAuth,
-  type HubAction,
-  type HubAuth,
-  type HubConfig,
-  type HubLimits,
-  type HubPrincipal,
-  type RequestInfo,
-} from './config.ts';
+export type { HubConfig } from './config.ts';
+export { openAuth, type HubAction, type HubAuth, type HubPrincipal, type RequestInfo } from './auth/auth-seam.ts';
+export { defaultLimits, type HubLimits } from './limits/limits.ts';
 export type { AllowedOrigins } from './ws/origin-policy.ts';
 export { HubError } from './hub-error.ts';
 export { HubErrorCode } from '../shared/protocol.ts';

@@ -1,15 +1,12 @@
 import type { SessionEvent } from '../../shared/index.ts';
-import { HubErrorCode } from '../../shared/protocol.ts';
+import { HubErrorCode, type AckMessage } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 
-/** What an ack reports. `events` is set when this call committed them (not on a duplicate). */
-export interface AppendOutcome {
-  readonly sessionId: string;
-  readonly epoch: string;
-  readonly firstSeq: number;
-  readonly lastSeq: number;
-  readonly time: number;
-  readonly duplicate: boolean;
+/**
+ * What an ack reports: the ack message's fields (shared/protocol.ts) but its `type` and request `id`, and `events`,
+ * set when this call committed them (not on a duplicate).
+ */
+export interface AppendOutcome extends Omit<AckMessage, 'type' | 'id'> {
   readonly events: readonly SessionEvent[] | undefined;
 }
 

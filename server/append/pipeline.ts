@@ -2,7 +2,7 @@ import { normalizeDraft, type EventDraft, type ValidatedDraft } from '../../shar
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
-import type { HubLimits } from '../config.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import { HubError } from '../hub-error.ts';
 import { duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome } from './outcome.ts';
 import type { Logger } from '../logger.ts';

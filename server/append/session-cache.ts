@@ -5,7 +5,7 @@ import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
-import { decodeStoredPage } from '../store/codec/event-codec.ts';
+import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import { largestBody, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Loads restarted because the session's epoch changed under them, before giving up. */
@@ -307,7 +307,7 @@ export class SessionCache {
   ): Promise<{ readonly epoch: StoredPage['epoch']; readonly events: readonly SessionEvent[] }> {
     const page = await this.#deps.store.readStoredPage(sessionId, fromSeq, sizer.count);
     sizer.observe(largestBody(page.bodies));
-    return { epoch: page.epoch, events: decodeStoredPage(sessionId, page) };
+    return decodeStoredPage(sessionId, page);
   }
 
   /** Re-measure an entry's size (it changes as events are folded in). */

@@ -1,10 +1,9 @@
 import { HubErrorCode } from '../../shared/protocol.ts';
-import type { HubAction, HubAuth, HubPrincipal } from '../config.ts';
+import type { HubAction, HubAuth, HubPrincipal } from './auth-seam.ts';
 import { HubError } from '../hub-error.ts';
 import { AuthError, AuthFailureReason } from './auth-error.ts';
 import type { Authenticator, Principal } from './authenticator.ts';
 import { can, type Grants } from './grants.ts';
-import type { Clock } from '../limits/rate-limiter.ts';
 
 /** The hub's principal for a verified token: the grants ride along for `authorize`. */
 export interface TokenPrincipal extends HubPrincipal {
@@ -35,7 +34,7 @@ function isTokenPrincipal(principal: HubPrincipal): principal is TokenPrincipal 
  * `HubError` with the same code and `details.reason`); `authorize` checks expiry (TOKEN_EXPIRED) and the grants
  * (FORBIDDEN, reason `not-granted`).
  */
-export function createHubAuth(authenticator: Authenticator, now: Clock = Date.now): HubAuth {
+export function createHubAuth(authenticator: Authenticator, now: () => number = Date.now): HubAuth {
   return {
     open: authenticator.mode === 'open',
     authenticate: async (token) => {

@@ -1,3 +1,4 @@
+export * from './auth-seam.ts';
 export * from './auth-error.ts';
 export * from './grants.ts';
 export * from './verification-key.ts';

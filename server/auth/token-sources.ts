@@ -1,5 +1,5 @@
 import { AuthFailureReason, unauthorized } from './auth-error.ts';
-import { parseRequestTarget } from '../http/request-url.ts';
+import { parseRequestTarget } from '../request-url.ts';
 
 /**
  * Where a client's token can come from. Precedence: the `hello` message (socket), then the `Authorization: Bearer`

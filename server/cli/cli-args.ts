@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolveAuthConfig, type AuthConfig } from '../auth/auth-config.ts';
 import { LOG_LEVELS } from '../logger.ts';
-import type { HubLimits } from '../config.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import { parseHostHeader } from '../http/host-policy.ts';
 import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 

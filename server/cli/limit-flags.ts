@@ -1,4 +1,4 @@
-import { defaultLimits, type HubLimits } from '../config.ts';
+import { defaultLimits, type HubLimits } from '../limits/limits.ts';
 
 /** One resource limit as a `serve` flag and environment variable (`--max-frame-bytes` / `SESSION_HUB_MAX_FRAME_BYTES`). */
 export interface LimitFlag {

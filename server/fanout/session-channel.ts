@@ -5,7 +5,7 @@ import { HubError } from '../hub-error.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { SessionLocation, SubscriberClaim } from './session-location.ts';
 import { NO_EPOCH, type CommittedBatch, type StoredPage, type StoreWatchHandlers } from '../store/event-store.ts';
-import { decodeStoredPage } from '../store/codec/event-codec.ts';
+import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import { largestBody, StoreReadSizer } from '../limits/store-reads.ts';
 import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
@@ -385,7 +385,7 @@ export class SessionChannel implements StoreWatchHandlers {
         return;
       }
       sizer.observe(largestBody(page.bodies));
-      const events = decodeStoredPage(this.sessionId, page);
+      const { events } = decodeStoredPage(this.sessionId, page);
       if (events.length === 0) return;
       if (events[0]!.seq !== fromSeq) throw new Error(`store read from ${fromSeq} started at ${events[0]!.seq}`);
       this.#emit(events);

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { type SessionEvent } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
-import type { HubLimits } from '../config.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
 import { safeReadCount, storeReadLimits } from '../limits/store-reads.ts';
 import type { EventStore } from '../store/event-store.ts';
-import type { HttpReply } from './sessions-api.ts';
+import type { HttpReply } from './http-reply.ts';
+import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 
 export interface EventPageRequest {
   readonly sessionId: string;
@@ -38,7 +39,7 @@ function readCap(limits: EventPageDeps['limits']): number {
  * before it (the response's backpressure), so a client that does not read holds a few KB of the hub's memory, not a
  * page; one that reads nothing for `stallTimeoutMs` is cut. At most `maxConcurrentPageReads` pages are in the
  * making at once on a node (more get 429 RATE_LIMITED). The events and the epoch come from the same atomic
- * `readPage`; a later read of the same page that finds another epoch (the session was deleted meanwhile) ends the
+ * `readStoredPage`, verified and decoded as catch-up pages are (`EncodedEventPage`); a later read of the same page that finds another epoch (the session was deleted meanwhile) ends the
  * page there.
  */
 export async function eventPageReply(request: EventPageRequest, deps: EventPageDeps): Promise<HttpReply> {
@@ -54,8 +55,8 @@ export async function eventPageReply(request: EventPageRequest, deps: EventPageD
     const { store } = deps;
     const { sessionId, from, limit } = request;
     const firstWant = Math.min(limit, readCap(deps.limits));
-    const first = await store.readPage(sessionId, from, firstWant);
-    if (first.events.length === 0) {
+    const first = new EncodedEventPage(sessionId, await store.readStoredPage(sessionId, from, firstWant));
+    if (first.count === 0) {
       const head = await store.head(sessionId);
       if (from > head.headSeq + 1) {
         const message = `from ${from} lies beyond the head + 1 (${head.headSeq + 1})`;
@@ -69,7 +70,7 @@ export async function eventPageReply(request: EventPageRequest, deps: EventPageD
     return {
       status: 200,
       body: undefined,
-      write: (response) => writePage(response, request, epoch, first.events, firstWant, deps).finally(release),
+      write: (response) => writePage(response, request, epoch, first.events(), firstWant, deps).finally(release),
     };
   } catch (error) {
     release();
@@ -114,9 +115,9 @@ async function writePage(
     const want = Math.min(limit - count, readCap(limits), Math.max(1, room));
     try {
       asked = want;
-      const page = await store.readPage(sessionId, next, want);
+      const page = new EncodedEventPage(sessionId, await store.readStoredPage(sessionId, next, want));
       if (page.epoch !== epoch) break; // deleted and begun again meanwhile: this page ends in its own epoch
-      events = page.events;
+      events = page.events();
     } catch (error) {
       // The status line is sent: end the page with what it has (the client asks again from `next`).
       deps.logger.warn({ err: error, sessionId }, 'an event page ended early: a store read failed');

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { contentTypeOf, type InspectorAsset, type InspectorAssets } from './inspector-assets.ts';
+import { contentTypeOf, type InspectorAsset, type InspectorAssets } from './inspector-asset.ts';
 
 /** The inspector page: the bundle's script and stylesheet, nothing from elsewhere (works offline, no CDN). */
 function indexHtml(script: string, stylesheet: string | undefined): string {

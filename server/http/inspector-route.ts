@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
-import type { InspectorAssets } from './inspector-assets.ts';
-import { requestUrl } from './request-url.ts';
+import type { InspectorAssets } from './inspector-asset.ts';
+import { requestUrl } from '../request-url.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { HubMetrics } from '../metrics.ts';
-import type { HttpReply } from './sessions-api.ts';
+import type { HttpReply } from './http-reply.ts';
 
 /** The Prometheus text of a node's metrics as an HTTP reply. */
 export async function metricsReply(metrics: HubMetrics): Promise<HttpReply> {

@@ -2,25 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { httpStatusOf, toHubError } from '../hub-error.ts';
 import { httpMethodLabel } from '../metrics.ts';
-import {
-  ALL_SESSIONS,
-  authorize,
-  sessionRoute,
-  type HttpReply,
-  type HttpRoutesDeps,
-  type SessionApiDeps,
-} from './sessions-api.ts';
+import { ALL_SESSIONS, authorize, sessionRoute, type HttpRoutesDeps, type SessionApiDeps } from './sessions-api.ts';
+import type { HttpReply } from './http-reply.ts';
 import { ConcurrencySlots } from '../limits/concurrency-slots.ts';
 import { browserRefusal } from './browser-guard.ts';
-import { requestUrl } from './request-url.ts';
+import { requestUrl } from '../request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
 import { metricsReply } from './metrics-server.ts';
 
-export type { HttpReply, HttpRoutesDeps } from './sessions-api.ts';
+export type { HttpRoutesDeps } from './sessions-api.ts';
 
 const readyTimeoutMs = 2000;
 
-/** The HTTP API of a hub node: health, readiness, metrics and the session routes (http-sessions.ts). */
+/** The HTTP API of a hub node: health, readiness, metrics and the session routes (sessions-api.ts). */
 export function createHttpHandler(
   routesDeps: HttpRoutesDeps,
 ): (request: IncomingMessage, response: ServerResponse) => void {

@@ -1,9 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { HttpReply } from './http-reply.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { adoptDecodedJson } from '../../shared/freeze-json.ts';
 import { parseClientMessage } from '../../shared/protocol-parse.ts';
 import type { AppendPipeline } from '../append/pipeline.ts';
-import type { HubAction, HubAuth, HubLimits, HubPrincipal } from '../config.ts';
+import type { HubAction, HubAuth, HubPrincipal } from '../auth/auth-seam.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
 import { readBody } from './body.ts';
 import { eventPageReply } from './event-page.ts';
@@ -16,7 +18,7 @@ import { requestToken } from '../auth/request-token.ts';
 import type { EventStore } from '../store/event-store.ts';
 import { validateSessionId } from '../store/session-id.ts';
 import { measureAppend } from '../append/append-metrics.ts';
-import { requestUrl } from './request-url.ts';
+import { requestUrl } from '../request-url.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -39,17 +41,6 @@ export interface HttpRoutesDeps {
 export interface SessionApiDeps extends HttpRoutesDeps {
   /** Event pages being read and written (`maxConcurrentPageReads`). */
   readonly pageSlots: ConcurrencySlots;
-}
-
-export interface HttpReply {
-  readonly status: number;
-  /** JSON-encoded unless a string; ignored when `write` is given. */
-  readonly body: unknown;
-  /** Stream the body instead (after the head is written): resolves once it is done or the client is gone. */
-  readonly write?: (response: ServerResponse) => Promise<void>;
-  readonly contentType?: string;
-  /** More response headers (e.g. `allow` on a 405). */
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SessionRoute {

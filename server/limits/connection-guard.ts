@@ -1,5 +1,5 @@
 import { CloseCode, HubErrorCode } from '../../shared/protocol.ts';
-import type { HubPrincipal } from '../config.ts';
+import type { HubPrincipal } from '../auth/auth-seam.ts';
 import { HubError } from '../hub-error.ts';
 import { AuthFailureReason } from '../auth/auth-error.ts';
 import type { SecurityLimits } from './limits.ts';

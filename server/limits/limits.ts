@@ -1,8 +1,8 @@
 import { PROTOCOL_BOUNDS } from '../../shared/protocol.ts';
 
 /**
- * The security limits this module adds to the hub's limits (the hub's `HubLimits` in server/config.ts holds the
- * frame, batch, event, subscription, connection and hello limits). Every breach is answered with a typed error
+ * The security limits: part of the hub's limits (`HubLimits` below adds the frame, batch, event, subscription,
+ * connection and hello limits). Every breach is answered with a typed error
  * (or, where the connection must end, a close code); nothing is half-written and other clients are not affected.
  * Sizes in bytes, times in ms.
  */
@@ -98,4 +98,63 @@ export function resolveSecurityLimits(overrides: Partial<SecurityLimits> = {}): 
   const limits: SecurityLimits = { ...DEFAULT_SECURITY_LIMITS, ...defined };
   checkLimits({ ...limits });
   return Object.freeze(limits);
+}
+
+/**
+ * Resource limits. Each breach gets a typed error (or a close code where the connection must end). The rate,
+ * nesting and slow-consumer limits come from `SecurityLimits` (above).
+ */
+export interface HubLimits extends SecurityLimits {
+  /** Largest WebSocket frame / HTTP body in bytes; a bigger frame closes the socket with 1009. Default 1 MiB. */
+  readonly maxFrameBytes: number;
+  /** Most events in one append (BATCH_TOO_LARGE). Default 1,000. */
+  readonly maxEventsPerAppend: number;
+  /** Largest event (its JSON encoding) in bytes (EVENT_TOO_LARGE). Default 256 KiB. */
+  readonly maxEventBytes: number;
+  /** Most subscriptions on one connection (TOO_MANY_SUBSCRIPTIONS). Default 1,000. */
+  readonly maxSubscriptionsPerConnection: number;
+  /** Most open WebSocket connections per hub node; more are closed with 1013. Default 10,000. */
+  readonly maxConnections: number;
+  /** Time a new connection has to send `hello` before it is closed with 1002. Default 5 s. */
+  readonly helloTimeoutMs: number;
+  /** Events per store read during catch-up (and the HTTP page size cap). Default 1,000. */
+  readonly catchUpPageSize: number;
+  /** Live events a subscriber buffers while it catches up; older ones are re-read from the store. Default 10,000. */
+  readonly maxBufferedLiveEvents: number;
+  /**
+   * Sustained appends per second of one principal on this node, WebSocket and HTTP together, over all its
+   * connections: the token's subject, or the client's address on an open hub. Breach: RATE_LIMITED with
+   * `details.retryAfterMs`. Default 5,000.
+   */
+  readonly principalAppendsPerSecond: number;
+  /** Appends one principal may make at once above its sustained rate. Default 10,000. */
+  readonly principalAppendBurst: number;
+  /**
+   * HTTP event pages (`GET /v1/sessions/:id/events`) read and written at once on this node; more get 429
+   * RATE_LIMITED with `details.retryAfterMs`. Each holds at most about `maxFrameBytes` of events. Default 32.
+   */
+  readonly maxConcurrentPageReads: number;
+}
+
+export const defaultLimits: HubLimits = {
+  ...DEFAULT_SECURITY_LIMITS,
+  maxFrameBytes: 1024 * 1024,
+  maxEventsPerAppend: 1000,
+  maxEventBytes: 256 * 1024,
+  maxSubscriptionsPerConnection: 1000,
+  maxConnections: 10_000,
+  helloTimeoutMs: 5000,
+  catchUpPageSize: 1000,
+  maxBufferedLiveEvents: 10_000,
+  principalAppendsPerSecond: 5000,
+  principalAppendBurst: 10_000,
+  maxConcurrentPageReads: 32,
+};
+
+/** `defaultLimits` overlaid with the given ones (undefined fields keep the default); throws on nonsense values. */
+export function resolveLimits(overrides: Partial<HubLimits> = {}): HubLimits {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const limits: HubLimits = { ...defaultLimits, ...defined };
+  checkLimits({ ...limits });
+  return limits;
 }

@@ -1,5 +1,5 @@
 import { HubErrorCode } from '../../shared/protocol.ts';
-import type { HubPrincipal } from '../config.ts';
+import type { HubPrincipal } from '../auth/auth-seam.ts';
 import { HubError } from '../hub-error.ts';
 import { TokenBucket, type Clock } from './rate-limiter.ts';
 

@@ -141,14 +141,6 @@ export interface CommittedBatch {
   readonly events: readonly SessionEvent[];
 }
 
-/** A page of a session's events together with the epoch they belong to (read atomically). */
-export interface EventPage {
-  /** The session's epoch at the time of the read; undefined when the session has none (never accessed, deleted). */
-  readonly epoch: string | undefined;
-  /** Up to `limit` events with seq ≥ `fromSeq`, ascending; empty when `epoch` is undefined. */
-  readonly events: readonly SessionEvent[];
-}
-
 /**
  * A page of a session's events as the store keeps them, read atomically with their epoch: for a reader that
  * forwards the events without turning them into objects (the hub's catch-up). Event `i` has seq `firstSeq + i`,
@@ -162,7 +154,7 @@ export interface StoredPage {
   /**
    * Each event's body as stored: the msgpack array `[type, data]`, `[type, data, surfaceOp]` or
    * `[type, data, surfaceOp | nil, sourceEventSeqs]` (`codec/event-codec.ts`). Returned as it is, not decoded:
-   * whoever reads a body verifies it (`decodeEventBody`, or `codec/encoded-page.ts`, which scans and splices it),
+   * whoever reads a body verifies it (`codec/stored-events.ts`, or `codec/encoded-page.ts`, which scans and splices it),
    * and a bad one throws `StoreDataError` there.
    */
   readonly bodies: readonly Uint8Array[];
@@ -208,18 +200,19 @@ export interface EventStore {
    * that no longer validates at the current head.
    */
   lookupKeys(request: KeyLookupRequest): Promise<KeyLookup>;
-  /** Up to `limit` events with seq ≥ `fromSeq`, ascending. */
+  /**
+   * Up to `limit` events with seq ≥ `fromSeq`, ascending, as the log holds them without its epoch: also the events
+   * of a log whose epoch key is gone (which `readStoredPage` reads as empty; docs/storage.md). Readers that follow a
+   * session read pages (`readStoredPage`) instead.
+   */
   read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
   /**
-   * Like `read`, plus the epoch the events belong to, in one atomic step: a caller positioned in one epoch can
-   * tell that the events belong to another one (the session was deleted and rewritten). Never creates an epoch.
-   */
-  readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage>;
-  /**
-   * The events of `readPage` as stored: each one's seq, commit time and stored body, with the epoch, in one atomic
-   * step. Everything but the bodies is verified as `readPage` verifies it (contiguous seqs from `fromSeq`, the
-   * fields, the time); the bodies are what the store holds (see `StoredPage.bodies`). The seam knows nothing of the
-   * wire: `codec/encoded-page.ts` turns the page into msgpack events, the caller into frames.
+   * The store's one page read: up to `limit` events with seq ≥ `fromSeq` as stored (each one's seq, commit time
+   * and stored body) with the epoch they belong to, in one atomic step, so that a caller positioned in one epoch can
+   * tell that the events belong to another one (the session was deleted and rewritten). Never creates an epoch. The
+   * store verifies everything but the bodies (contiguous seqs from `fromSeq`, the fields, the time); the bodies are
+   * what it holds (see `StoredPage.bodies`). The seam knows nothing of the wire or of decoding: `codec/stored-events.ts`
+   * turns the page into events (`readEventPage`), `codec/encoded-page.ts` into msgpack events for frames.
    */
   readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */

@@ -15,7 +15,8 @@ import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError, type GuardedConnection } from '../limits/connection-guard.ts';
 import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
-import type { HubAction, HubAuth, HubLimits, HubPrincipal, RequestInfo } from '../config.ts';
+import type { HubAction, HubAuth, HubPrincipal, RequestInfo } from '../auth/auth-seam.ts';
+import type { HubLimits } from '../limits/limits.ts';
 import {
   ConnectionSubscriptions,
   type SubscriptionsContext,

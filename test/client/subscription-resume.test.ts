@@ -3,7 +3,7 @@ import type { SessionEvent } from '../../shared/events.ts';
 import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
 import { RequestTracker } from '../../client/requests.ts';
 import { Subscription } from '../../client/subscription.ts';
-import type { SubscriptionLink } from '../../client/subscription-types.ts';
+import type { SubscriptionLink } from '../../client/subscription.ts';
 
 // The subscription's resume logic, driven message by message (the wire is exercised by the hub tests).
 

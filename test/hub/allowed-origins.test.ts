@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { HubAuth } from '../../server/config.ts';
+import type { HubAuth } from '../../server/auth/auth-seam.ts';
 import { parseServeArgs } from '../../server/cli/cli-args.ts';
 import { isLoopbackOrigin, originPolicy } from '../../server/ws/origin-policy.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
-import type { HubAuth } from '../../server/config.ts';
+import type { HubAuth } from '../../server/auth/auth-seam.ts';
 import { HubError } from '../../server/hub-error.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';

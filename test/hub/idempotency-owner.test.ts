@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import type { HubAuth } from '../../server/config.ts';
+import type { HubAuth } from '../../server/auth/auth-seam.ts';
 import { HubError } from '../../server/hub-error.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { test, type EngineHubFixture } from '../helpers/fixtures.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, vi } from 'vitest';
 import { AppendPipeline, type AppendInput } from '../../server/append/pipeline.ts';
-import { resolveLimits } from '../../server/config.ts';
+import { resolveLimits } from '../../server/limits/limits.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
 import { SessionCache } from '../../server/append/session-cache.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
 import { SessionCache } from '../../server/append/session-cache.ts';
-import type { EventPage } from '../../server/store/event-store.ts';
+import type { StoredPage } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { storeReadLimits } from '../../server/limits/store-reads.ts';
 
@@ -12,12 +12,12 @@ class GatedStore extends MemoryStore {
   readonly #waiting: (() => void)[] = [];
   reading = false;
 
-  override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+  override async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     if (this.gated) {
       this.reading = true;
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     }
-    return super.readPage(sessionId, fromSeq, limit);
+    return super.readStoredPage(sessionId, fromSeq, limit);
   }
 
   open(): void {

@@ -5,7 +5,7 @@ import { LiveBatch } from '../../server/fanout/live-batch.ts';
 import { createLogger } from '../../server/logger.ts';
 import { HubMetrics } from '../../server/metrics.ts';
 import { ChannelRegistry } from '../../server/fanout/channel-registry.ts';
-import type { EventPage } from '../../server/store/event-store.ts';
+import type { StoredPage } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { Subscription, type SubscriberSink } from '../../server/fanout/subscription.ts';
 import { storeReadLimits } from '../../server/limits/store-reads.ts';
@@ -76,11 +76,11 @@ describe('hub subscription: recovery', () => {
   it('retries a catch-up whose read came back misplaced instead of stopping silently', async () => {
     class MisplacedOnce extends MemoryStore {
       misplaced = 0;
-      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
-        const page = await super.readPage(sessionId, fromSeq, limit);
-        if (this.misplaced > 0 || page.events.length < 2) return page;
+      override async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+        const page = await super.readStoredPage(sessionId, fromSeq, limit);
+        if (this.misplaced > 0 || page.bodies.length < 2) return page;
         this.misplaced++;
-        return { epoch: page.epoch, events: page.events.slice(1) };
+        return { ...page, firstSeq: page.firstSeq + 1, bodies: page.bodies.slice(1), times: page.times.slice(1) };
       }
     }
     const store = new MisplacedOnce();
@@ -102,13 +102,13 @@ describe('hub subscription: recovery', () => {
       override watch(sessionId: string): () => void {
         return super.watch(sessionId, { onCommitted: () => undefined, onResync: () => undefined });
       }
-      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+      override async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
         if (!this.rewritten) {
           this.rewritten = true;
           await this.deleteSession(sessionId);
           await commit(this, sessionId, 5);
         }
-        return super.readPage(sessionId, fromSeq, limit);
+        return super.readStoredPage(sessionId, fromSeq, limit);
       }
     }
     const store = new RewrittenOnFirstRead();
@@ -131,9 +131,9 @@ describe('hub subscription: recovery', () => {
   it('reads the page after a full one ahead, and still sends every seq once, in order', async () => {
     class Recording extends MemoryStore {
       readonly reads: number[] = [];
-      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+      override async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
         this.reads.push(fromSeq);
-        return super.readPage(sessionId, fromSeq, limit);
+        return super.readStoredPage(sessionId, fromSeq, limit);
       }
     }
     const store = new Recording();
@@ -155,13 +155,13 @@ describe('hub subscription: recovery', () => {
       override watch(sessionId: string): () => void {
         return super.watch(sessionId, { onCommitted: () => undefined, onResync: () => undefined });
       }
-      override async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+      override async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
         if (fromSeq === 3 && !this.rewritten) {
           this.rewritten = true;
           await this.deleteSession(sessionId);
           await commit(this, sessionId, 4);
         }
-        return super.readPage(sessionId, fromSeq, limit);
+        return super.readStoredPage(sessionId, fromSeq, limit);
       }
     }
     const store = new RewrittenOnReadAhead();

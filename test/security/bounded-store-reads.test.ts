@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import type { SessionEvent } from '../../shared/index.ts';
 import type { EventStore, StoredPage } from '../../server/store/event-store.ts';
 import { encodeEventBody } from '../../server/store/codec/event-codec.ts';
-import { defaultLimits } from '../../server/config.ts';
+import { defaultLimits } from '../../server/limits/limits.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startHub } from '../helpers/hub.ts';
@@ -25,11 +25,6 @@ function recordReads(store: EventStore): { readonly store: EventStore; readonly 
       const events = await store.read(sessionId, fromSeq, limit);
       reads.push(bodyBytes(events));
       return events;
-    },
-    readPage: async (sessionId, fromSeq, limit) => {
-      const page = await store.readPage(sessionId, fromSeq, limit);
-      reads.push(bodyBytes(page.events));
-      return page;
     },
     readStoredPage: async (sessionId, fromSeq, limit): Promise<StoredPage> => {
       const page = await store.readStoredPage(sessionId, fromSeq, limit);

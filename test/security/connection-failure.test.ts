@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { CloseCode, HubErrorCode } from '../../shared/protocol.ts';
-import type { HubAuth } from '../../server/config.ts';
+import type { HubAuth } from '../../server/auth/auth-seam.ts';
 import { HubError, type ErrorDetails } from '../../server/hub-error.ts';
 import { test } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';

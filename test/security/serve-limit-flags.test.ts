@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultLimits } from '../../server/config.ts';
+import { defaultLimits } from '../../server/limits/limits.ts';
 import { parseServeArgs, serveUsage, UsageError } from '../../server/cli/cli-args.ts';
 import { LIMIT_FLAGS } from '../../server/cli/limit-flags.ts';
 import { errorOf, rawRequest, serve, serveToExit, type Served } from './serve-process.ts';

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect } from 'vitest';
 import { CloseCode } from '../../shared/protocol.ts';
-import type { HubAuth, HubPrincipal } from '../../server/config.ts';
+import type { HubAuth, HubPrincipal } from '../../server/auth/auth-seam.ts';
 import { test, type HubOptions } from '../helpers/fixtures.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 

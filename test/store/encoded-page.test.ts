@@ -8,9 +8,7 @@ import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { MARKS_PER_BODY, scanEventBody, uintLength, writeUint } from '../../server/store/codec/event-splice.ts';
 import { decodeStreamEntries, streamEntryParts, type RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
 import { EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
-import { MemoryStore } from '../../server/store/memory/memory-store.ts';
-import type { EventPage } from '../../server/store/event-store.ts';
-import type { SessionEvent } from '../../shared/index.ts';
+import { storedPageOf } from '../../server/store/memory/memory-store.ts';
 
 const TIME = 1_767_225_600_123; // beyond 32 bits: a float64 on the wire
 
@@ -39,20 +37,6 @@ function scans(body: Uint8Array): boolean {
   return scanEventBody(body, new Int32Array(MARKS_PER_BODY), 0);
 }
 
-/** A memory engine holding exactly these events (any seqs): its own `readStoredPage` reads them through `readPage`. */
-class PageOfEvents extends MemoryStore {
-  readonly #events: readonly SessionEvent[];
-
-  constructor(events: readonly SessionEvent[]) {
-    super();
-    this.#events = events;
-  }
-
-  override async readPage(): Promise<EventPage> {
-    return { epoch: 'epoch', events: this.#events };
-  }
-}
-
 /** Splice and decode the same entries; both must give the same bytes and values. */
 async function expectSameAsOldPath(entries: RawStreamEntry[], fromSeq = 0): Promise<void> {
   const page = encodedStreamPage(entries, fromSeq);
@@ -62,7 +46,7 @@ async function expectSameAsOldPath(entries: RawStreamEntry[], fromSeq = 0): Prom
   expect(page.firstSeq).toBe(fromSeq);
   expectSlicesAndSizes(page, entries, fromSeq);
   // The memory engine's stored page of the same events (its bodies encoded from the events): the same bytes.
-  const stored = await new PageOfEvents(page.events()).readStoredPage('s', fromSeq, entries.length);
+  const stored = storedPageOf('epoch', fromSeq, page.events());
   expect(stored.firstSeq).toBe(fromSeq);
   const again = new EncodedEventPage('s', stored);
   expect(Buffer.from(again.msgpack()).equals(Buffer.from(oldPath(entries, fromSeq)))).toBe(true);

@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { NO_EPOCH, type EventStore } from '../../server/store/event-store.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { test } from '../helpers/fixtures.ts';
+import { readEventPage } from '../../server/store/codec/stored-events.ts';
 
 const event = (n: number) => ({ type: 'test/e', data: { n } });
 
@@ -20,7 +21,7 @@ describe.each(engines)('$name store: only a commit that writes creates an epoch'
   it('answers every read of an unknown session as empty, without an epoch, and lists nothing', async () => {
     expect(await store.head('ghost/a')).toEqual({ epoch: NO_EPOCH, headSeq: -1 });
     expect(await store.read('ghost/a', 0, 10)).toEqual([]);
-    expect(await store.readPage('ghost/a', 0, 10)).toEqual({ epoch: undefined, events: [] });
+    expect(await readEventPage(store, 'ghost/a', 0, 10)).toEqual({ epoch: undefined, events: [] });
     expect(await store.readStoredPage('ghost/a', 0, 10)).toEqual({
       epoch: undefined,
       firstSeq: 0,

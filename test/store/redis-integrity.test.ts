@@ -5,6 +5,7 @@ import { StoreDataError } from '../../server/store/event-store.ts';
 import { EncodedEventPage } from '../../server/store/codec/encoded-page.ts';
 import type { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { test } from '../helpers/fixtures.ts';
+import { readEventPage } from '../../server/store/codec/stored-events.ts';
 
 const WAIT = { timeout: 10_000, interval: 10 };
 const drafts = (count: number): ValidatedDraft[] =>
@@ -41,7 +42,7 @@ describe('RedisStore data verification and epoch edge cases', () => {
     await redis.xadd(store.keys('garbage').log, '1-1', 'e', Buffer.from([0xc1, 0xff]), 't', '1');
     await expect(store.read('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     await expect(store.read('garbage', 1, 10)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
-    await expect(store.readPage('garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
+    await expect(readEventPage(store, 'garbage', 0, 10)).rejects.toBeInstanceOf(StoreDataError);
     // A stored page hands the bodies over as stored: the codec that reads them refuses the bad one.
     const stored = await store.readStoredPage('garbage', 0, 10);
     expect(stored.bodies).toHaveLength(2);

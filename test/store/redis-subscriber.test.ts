@@ -30,7 +30,7 @@ describe('RedisStore notification connection', () => {
     store.watch('w', { onCommitted: (batch) => void batches.push(batch), onResync: () => undefined });
     // "watch, then read" must not pretend that notifications flow.
     await expect(store.read('w', 0, 10)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    await expect(store.readPage('w', 0, 10)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expect(store.readStoredPage('w', 0, 10)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect(reported.some((error) => /NOPERM|permission/i.test(String(error.message)))).toBe(true);
     // Once allowed, the next read subscribes again and notifications flow.
     await admin.call('ACL', 'SETUSER', 'nochannels', 'allchannels');

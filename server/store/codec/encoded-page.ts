@@ -1,7 +1,7 @@
 import { type SessionEvent } from '../../../shared/index.ts';
 import { encodeMsgpackValue } from '../../../shared/codec.ts';
 import type { StoredPage } from '../event-store.ts';
-import { decodeEventBody, toSessionEvent } from './event-codec.ts';
+import { decodeStoredEvent } from './stored-events.ts';
 import { arrayHeaderLength, writeArrayHeader } from '../../../shared/msgpack-header.ts';
 import { MARKS_PER_BODY, scanEventBody, splicedEventLength, writeSplicedEvent } from './event-splice.ts';
 
@@ -28,8 +28,8 @@ export interface ScannedBodies {
  *
  * Every body is verified when the page is made: it either scans as msgpackr's own form of a valid body
  * (event-splice.ts, msgpack-scan.ts: nothing is built), or is decoded and verified the usual way, which throws
- * `StoreDataError` naming the session and seq on anything `readPage` would refuse. So a page never holds data
- * `readPage` would refuse.
+ * `StoreDataError` naming the session and seq on anything `decodeStoredPage` would refuse. So a page never holds
+ * data `decodeStoredPage` would refuse.
  */
 export class EncodedEventPage {
   /** The session's epoch at the time of the read; undefined when the session has none (and `count` is 0). */
@@ -57,7 +57,7 @@ export class EncodedEventPage {
     return this.#bodies.length;
   }
 
-  /** The events, the values `readPage` returns (decoded on the first call). */
+  /** The events, the values `decodeStoredPage` returns (decoded on the first call). */
   events(): readonly SessionEvent[] {
     this.#events ??= this.#bodies.map((_, index) => this.#scanned.decoded.get(index) ?? this.#decode(index));
     return this.#events;
@@ -139,8 +139,6 @@ export class EncodedEventPage {
   }
 
   #decode(index: number): SessionEvent {
-    const seq = this.firstSeq + index;
-    const body = decodeEventBody(this.#bodies[index]!, `session ${this.#sessionId} seq ${seq}`);
-    return toSessionEvent(body, seq, this.#times[index]!);
+    return decodeStoredEvent(this.#sessionId, this.firstSeq + index, this.#bodies[index]!, this.#times[index]!);
   }
 }

@@ -2,7 +2,7 @@ import { toEvent } from '../../../shared/log-validator.ts';
 import { isSeq } from '../../../shared/protocol-parse.ts';
 import { Packr } from 'msgpackr';
 import type { JsonValue, SessionEvent, SurfaceOp } from '../../../shared/index.ts';
-import { StoreDataError, type StoredPage, type ValidatedDraft } from '../event-store.ts';
+import { StoreDataError, type ValidatedDraft } from '../event-store.ts';
 import { stringsAreUtf8 } from './msgpack-strings.ts';
 
 /**
@@ -109,14 +109,3 @@ function toFrozenJson(value: unknown, path: string): JsonValue {
 /** The committed event for a draft: envelope in the canonical key order, frozen (the core's own builder). */
 export const toSessionEvent: (draft: ValidatedDraft, seq: number, time: number) => SessionEvent = toEvent;
 
-/**
- * The events of a stored page (`EventStore.readStoredPage`), decoded and verified: the values `readPage` returns
- * (a bad body throws `StoreDataError` naming the session and seq). For readers that need the events themselves and
- * the stored size of each (a reader sizing its next read by the bodies it got).
- */
-export function decodeStoredPage(sessionId: string, page: StoredPage): SessionEvent[] {
-  return page.bodies.map((body, index) => {
-    const seq = page.firstSeq + index;
-    return toEvent(decodeEventBody(body, `session ${sessionId} seq ${seq}`), seq, page.times[index]!);
-  });
-}

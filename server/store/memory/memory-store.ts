@@ -5,7 +5,6 @@ import {
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
-  type EventPage,
   type EventStore,
   type GroupCommitRequest,
   type GroupCommitResult,
@@ -116,25 +115,11 @@ export class MemoryStore implements EventStore {
     return this.backend.peek(sessionId)?.events.slice(fromSeq, fromSeq + limit) ?? [];
   }
 
-  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     this.#checkOpen();
     checkReadRequest(sessionId, fromSeq, limit);
     const session = this.backend.peek(sessionId);
-    return { epoch: session?.epoch, events: session?.events.slice(fromSeq, fromSeq + limit) ?? [] };
-  }
-
-  /**
-   * `readPage` with each event's body encoded as the Redis engine stores it (subclasses that override `readPage`
-   * are read through it).
-   */
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
-    const { epoch, events } = await this.readPage(sessionId, fromSeq, limit);
-    return {
-      epoch,
-      firstSeq: events[0]?.seq ?? fromSeq,
-      bodies: events.map((event) => encodeEventBody(event)),
-      times: events.map((event) => event.time),
-    };
+    return storedPageOf(session?.epoch, fromSeq, session?.events.slice(fromSeq, fromSeq + limit) ?? []);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
@@ -192,4 +177,14 @@ function knownKeys(
     const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
     return { firstSeq, lastSeq, time, sameBatch };
   });
+}
+
+/** Events (from seq `firstSeq` on) as a stored page: each one's body encoded as the Redis engine stores it. */
+export function storedPageOf(epoch: string | undefined, firstSeq: number, events: readonly SessionEvent[]): StoredPage {
+  return {
+    epoch,
+    firstSeq,
+    bodies: events.map((event) => encodeEventBody(event)),
+    times: events.map((event) => event.time),
+  };
 }

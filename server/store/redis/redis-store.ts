@@ -9,7 +9,6 @@ import {
   StoreUnavailableError,
   type CommitRequest,
   type CommitResult,
-  type EventPage,
   type EventStore,
   type GroupCommitRequest,
   type GroupCommitResult,
@@ -308,13 +307,6 @@ export class RedisStore implements EventStore {
       this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
     );
     return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
-  }
-
-  async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
-    const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
-    if (epoch === '') return { epoch: undefined, events: [] };
-    return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
   }
 
   /**
