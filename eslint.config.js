@@ -27,7 +27,16 @@ function layerRules(layers) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**', 'test/browser/dist/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.api-report/**',
+      'bench/results/**',
+      'test/browser/dist/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
