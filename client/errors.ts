@@ -1,4 +1,4 @@
-import { HubErrorCode } from '../shared/protocol.ts';
+import type { HubErrorCode } from '../shared/protocol.ts';
 
 /** Error codes raised by the SDK itself (never sent by the hub). */
 export const ClientErrorCode = {
@@ -52,9 +52,4 @@ export class HubClientError extends Error {
     this.details = options.details ?? {};
     this.sessionId = options.sessionId;
   }
-}
-
-/** True for codes that the hub itself may send (as opposed to SDK-side codes). */
-export function isHubErrorCode(code: string): code is HubErrorCode {
-  return Object.hasOwn(HubErrorCode, code);
 }

@@ -7,7 +7,7 @@ export type { SubscriptionState, SubscriptionEvents } from './subscription-types
 export type { AppendOptions } from './appender.ts';
 export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
-export { HubClientError, ClientErrorCode, isHubErrorCode } from './errors.ts';
+export { HubClientError, ClientErrorCode } from './errors.ts';
 export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
 export type { BackoffOptions } from '../shared/backoff.ts';
 export type { TokenSource } from './connection.ts';

@@ -1,19 +1,39 @@
 // `session-hub/shared`: the session log core (event types, validation, projection to messages), isomorphic and
-// free of I/O. The wire protocol is `session-hub/protocol` (shared/protocol-index.ts).
-export type * from './json.ts';
-export type * from './events.ts';
-export * from './errors.ts';
-export { freezeJson, isFrozenJson, formatJsonPath, MAX_JSON_DEPTH } from './freeze-json.ts';
+// free of I/O. The wire protocol is `session-hub/protocol` (shared/protocol-index.ts). Every name is listed here
+// (no `export *`): the public surface is this list, and api/shared.api.md is its report (docs/architecture.md).
+export type { JsonPrimitive, JsonValue, JsonObject } from './json.ts';
+export type {
+  AppendDraft,
+  AppendDraftFor,
+  AssistantMessage,
+  CheckedDrafts,
+  DerivedMessage,
+  EventDataMap,
+  EventDraft,
+  ExtensionEvent,
+  ExtensionEventDraft,
+  ExtensionEventType,
+  KnownEvent,
+  KnownEventDraft,
+  KnownEventType,
+  ReplaceOp,
+  RuntimeTypedDrafts,
+  SessionEvent,
+  StepRef,
+  SurfaceEventType,
+  SurfaceOp,
+  SystemMessage,
+  ToolMessage,
+  TurnEndReason,
+  TurnEndReasonKind,
+  TurnRef,
+  UserMessage,
+  ValidatedDraft,
+} from './events.ts';
+export { SessionLogError, SessionLogErrorCode, type SessionLogErrorOptions } from './errors.ts';
+export { freezeJson, MAX_JSON_DEPTH } from './freeze-json.ts';
 export { jsonEquals } from './json-equals.ts';
-export {
-  KNOWN_EVENT_TYPES,
-  SURFACE_EVENT_TYPES,
-  TURN_END_REASON_KINDS,
-  isKnownEvent,
-  isKnownType,
-  isSurfaceType,
-  isWellFormedEventType,
-} from './event-types.ts';
+export { isKnownEvent, isKnownType, isSurfaceType, isWellFormedEventType } from './event-types.ts';
 export { projectEvent } from './project-event.ts';
 export { deriveMessages, deriveSourcedMessages } from './derive-messages.ts';
 export type { SourcedMessage } from './derive-messages.ts';

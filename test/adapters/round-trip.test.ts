@@ -2,16 +2,13 @@
 // same request, and the drafts form a valid lifecycle: fast-check over generated conversations.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  draftsFromAnthropic,
-  draftsFromOpenAIChat,
-  toAnthropic,
-  toOpenAIChat,
-  type AnthropicMessage,
-  type AnthropicRequest,
-  type AnthropicUserBlock,
-  type OpenAIChatMessage,
-} from '../../shared/adapters/index.ts';
+import { draftsFromAnthropic, draftsFromOpenAIChat, toAnthropic, toOpenAIChat } from '../../shared/adapters/index.ts';
+import type {
+  AnthropicMessage,
+  AnthropicRequest,
+  AnthropicUserBlock,
+  OpenAIChatMessage,
+} from '../../shared/adapters/wire.ts';
 import { Session, validateLifecycle } from '../../shared/index.ts';
 import type { JsonObject, KnownEventDraft, SessionEvent } from '../../shared/index.ts';
 

@@ -11,10 +11,8 @@ import {
   toAnthropic,
   toOpenAIChat,
   toOpenAIResponses,
-  type AnthropicRequest,
-  type OpenAIChatMessage,
-  type OpenAIResponsesInputItem,
 } from '../../shared/adapters/index.ts';
+import type { AnthropicRequest, OpenAIChatMessage, OpenAIResponsesInputItem } from '../../shared/adapters/wire.ts';
 
 type ChatParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
 type ResponsesParams = OpenAI.Responses.ResponseCreateParamsStreaming;

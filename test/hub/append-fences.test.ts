@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppendFences, MAX_FENCED_KEYS_PER_SESSION } from '../../server/append/fence.ts';
+import { AppendFences, MAX_FENCED_KEYS_PER_SESSION, MAX_FENCED_SESSIONS } from '../../server/append/fence.ts';
 import { HubError } from '../../server/hub-error.ts';
 import { thrown } from '../helpers/thrown.ts';
 
@@ -17,13 +17,20 @@ describe('AppendFences (per connection)', () => {
     expect(fencedCode(() => fences.admit('s', 'k2', 'k1'))).toBeUndefined();
   });
 
-  it('only fences after retry-later codes, and only keyed appends', () => {
+  it('only fences after retry-later codes', () => {
     const fences = new AppendFences();
     fences.failed('s', 'bad', new HubError('INVALID_EVENT', 'no'));
-    fences.failed('s', undefined, outage);
     expect(fencedCode(() => fences.admit('s', 'x', 'bad'))).toBeUndefined();
     fences.failed('s', 'limited', new HubError('RATE_LIMITED', 'slow down'));
     expect(fencedCode(() => fences.admit('s', 'y', 'limited'))).toBe('APPEND_FENCED');
+  });
+
+  it('remembers nothing of a failed append without a key: any number of them push no session’s keys out', () => {
+    const fences = new AppendFences();
+    fences.failed('kept', 'k1', outage);
+    // Were unkeyed failures remembered, these sessions would fill the connection's bound and evict `kept`.
+    for (let n = 0; n <= MAX_FENCED_SESSIONS; n++) fences.failed(`unkeyed-${n}`, undefined, outage);
+    expect(fencedCode(() => fences.admit('kept', 'k2', 'k1'))).toBe('APPEND_FENCED');
   });
 
   it('keeps a session’s failed keys however many other sessions fail on the connection', () => {

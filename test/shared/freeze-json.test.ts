@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, SessionLogError, freezeJson, isFrozenJson } from '../../shared/index.ts';
+import { MAX_JSON_DEPTH, SessionLogError, freezeJson } from '../../shared/index.ts';
+import { isFrozenJson } from '../../shared/freeze-json.ts';
 
 function rejection(value: unknown, path?: string): SessionLogError {
   try {

@@ -1,8 +1,10 @@
 // Type-checked by a consumer's `tsc --noEmit` with only strict + NodeNext (no skipLibCheck): the public types of the
-// three entry points as an application uses them.
+// entry points as an application uses them.
 import { HubClient, HubClientError, type HubClientOptions, type SessionEvent } from 'session-hub';
 import { deriveMessages, Session, type DerivedMessage, type EventDraft } from 'session-hub/shared';
 import { HubErrorCode, type ServerMessage } from 'session-hub/protocol';
+import { toOpenAIChat } from 'session-hub/adapters';
+import type { OpenAIChatMessage } from 'session-hub/adapters/wire';
 import {
   createHub,
   createAuthenticator,
@@ -37,5 +39,6 @@ const messages: DerivedMessage[] = deriveMessages([]);
 const session = new Session();
 const isClientError = (error: unknown): boolean => error instanceof HubClientError;
 const onMessage = (message: ServerMessage): string => message.type;
+const chat: OpenAIChatMessage[] = toOpenAIChat(messages);
 
-export { draft, hub, jwt, redis, committed, messages, session, isClientError, onMessage };
+export { draft, hub, jwt, redis, committed, messages, session, isClientError, onMessage, chat };
