@@ -12,7 +12,7 @@ sourceEventSeqs), to stdout or a file. The log is read in pages (memory stays bo
 when the export started. A progress bar is drawn on stderr when stderr is a terminal. Needs read on the session.
 
 Options:
-  -o, --output <file>  write to this file instead of stdout (removed again if the export fails)
+  -o, --output <file>  write to this file instead of stdout (it is replaced only when the export succeeds)
 ${HUB_OPTIONS_USAGE}
 
 Example:
