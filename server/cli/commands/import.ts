@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { text as streamText } from 'node:stream/consumers';
+import { buffer as streamBytes } from 'node:stream/consumers';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { CliFailure, defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, UsageError } from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
@@ -7,6 +7,7 @@ import { importBatches, planImport, type ImportBatch } from '../import-plan.ts';
 import { progressBar } from '../progress.ts';
 import { withRetries } from '../retry.ts';
 import { readPages } from '../session-reader.ts';
+import { decodeUtf8 } from '../utf8-text.ts';
 
 /** Per append: well under the hub's default limits (1,000 events, 1 MiB frames). */
 const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
@@ -75,12 +76,15 @@ export const importCommand = defineCommand({
   },
 });
 
+/** The file (or stdin) as text; invalid UTF-8 is refused with its line number, before anything is sent. */
 async function readInput(file: string, stdin: NodeJS.ReadStream): Promise<string> {
+  let bytes: Uint8Array;
   try {
-    return file === '-' ? await streamText(stdin) : await readFile(file, 'utf8');
+    bytes = file === '-' ? await streamBytes(stdin) : await readFile(file);
   } catch (error) {
     throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return decodeUtf8(bytes);
 }
 
 /** Send one append (its key makes a retry safe), retrying while the hub cannot take it yet. */
