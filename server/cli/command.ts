@@ -50,7 +50,7 @@ export const HUB_OPTIONS_USAGE = `  --url <url>          the hub's HTTP address 
  * help was asked for; throws `UsageError` on anything it cannot take. Empty option values are refused (an unset
  * shell variable).
  */
-export function parseCommandArgs<const O extends Options>(
+function parseCommandArgs<const O extends Options>(
   args: readonly string[],
   options: O,
   maxPositionals: number,
