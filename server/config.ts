@@ -22,6 +22,12 @@ export interface HubConfig {
   readonly logger?: Logger;
   /** Level of the default logger. Default `$LOG_LEVEL`, else `info`. */
   readonly logLevel?: string;
+  /**
+   * Log the node's start and stop (`hub listening` with its URL and engine, the `AUTH DISABLED` warning of an open
+   * hub, `hub shutting down`, `hub closed`). Default true; `session-hub serve` turns it off because it prints each
+   * of these facts once itself, on stdout.
+   */
+  readonly logLifecycle?: boolean;
   /** Protocol versions this node speaks. Default `SUPPORTED_PROTOCOL_VERSIONS` ([1]). */
   readonly protocolVersions?: readonly number[];
   /** Authentication and authorization hooks. Default: open (everyone may do everything). */
@@ -98,6 +104,7 @@ export interface ResolvedHubConfig {
   readonly nodeName: string;
   readonly logger: Logger | undefined;
   readonly logLevel: string;
+  readonly logLifecycle: boolean;
   readonly protocolVersions: readonly number[];
   readonly auth: HubAuth;
   /** The hub is OPEN (`auth.open`): no credentials, so browser origins and `Host` values are checked. */
@@ -133,6 +140,7 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
     nodeName: config.nodeName ?? defaultNodeName(),
     logger: config.logger,
     logLevel: config.logLevel ?? process.env['LOG_LEVEL'] ?? 'info',
+    logLifecycle: config.logLifecycle ?? true,
     protocolVersions: config.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
     auth,
     open,

@@ -254,7 +254,7 @@ export function createHub(input: HubConfig): Hub {
 
   const shutdown = async (): Promise<void> => {
     shuttingDown = true;
-    logger.info({ connections: connections.size }, 'hub shutting down');
+    if (config.logLifecycle) logger.info({ connections: connections.size }, 'hub shutting down');
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     const drainTimeout = () => new Error(`in-flight appends did not finish in ${config.shutdownTimeoutMs} ms`);
     await withTimeout(pipeline.drain(), config.shutdownTimeoutMs, drainTimeout).catch((error: unknown) =>
@@ -270,7 +270,7 @@ export function createHub(input: HubConfig): Hub {
     wss.close();
     server.closeAllConnections();
     await serverClosed;
-    logger.info('hub closed');
+    if (config.logLifecycle) logger.info('hub closed');
   };
 
   return {
@@ -297,8 +297,10 @@ export function createHub(input: HubConfig): Hub {
             host: config.host,
             port,
           };
-          logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
-          if (config.open) logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
+          if (config.logLifecycle) {
+            logger.info({ url: listening.url, engine: store.engine }, 'hub listening');
+            if (config.open) logger.warn('AUTH DISABLED: no auth configured, every client may do everything');
+          }
           resolve(listening);
         });
       }),

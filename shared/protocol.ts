@@ -195,6 +195,10 @@ export interface Watcher {
   readonly node: string;
   /** Epoch ms the subscription started. */
   readonly since: number;
+  /**
+   * What the subscribing client called itself (`subscribe({ label })`): its own choice, verified by nobody. Show it
+   * after `subject`, marked as such, never in its place.
+   */
   readonly label?: string;
 }
 

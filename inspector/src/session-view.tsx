@@ -7,6 +7,7 @@ import { getJson, hubSocketUrl, tokenGrants } from './hub-access.ts';
 import { LogView } from './session-model.ts';
 import { Transcript } from './transcript.tsx';
 import { AppendBox } from './append-box.tsx';
+import { Watchers } from './watchers.tsx';
 
 interface Snapshot {
   readonly events: readonly SessionEvent[];
@@ -101,16 +102,6 @@ function download(name: string, text: string): void {
   link.download = name;
   link.click();
   URL.revokeObjectURL(url);
-}
-
-function Watchers({ watchers }: { watchers: readonly Watcher[] }) {
-  const names = watchers.map((watcher) => `${watcher.label ?? watcher.subject} @ ${watcher.node}`);
-  return (
-    <span class="watchers" data-testid="watchers" title={names.join('\n')}>
-      {watchers.length} watching
-      {watchers.length > 0 && watchers.length <= 6 && <span class="muted"> ({names.join(', ')})</span>}
-    </span>
-  );
 }
 
 export function SessionView(props: { sessionId: string; token: string | undefined }) {

@@ -6,6 +6,7 @@ import { tailCommand } from './commands/tail.ts';
 import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
 import { tokenCommand } from './commands/token.ts';
+import { terminalLine } from './terminal-text.ts';
 import { packageVersion } from './version.ts';
 
 /** Every command, in the order `session-hub --help` lists them. */
@@ -49,18 +50,19 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   }
   const command = commands.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    io.stderr.write(`session-hub: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    io.stderr.write(`session-hub: unknown command ${terminalLine(JSON.stringify(name))}\n\n${usage()}`);
     return 2;
   }
   try {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`session-hub: ${error.message}\n\n${command.usage}`);
+      io.stderr.write(`session-hub: ${terminalLine(error.message)}\n\n${command.usage}`);
       return 2;
     }
     const message = error instanceof CliFailure || error instanceof Error ? error.message : String(error);
-    io.stderr.write(`session-hub: ${message}\n`);
+    // The message may hold a hub's text (its error messages): shown, never obeyed, by the operator's terminal.
+    io.stderr.write(`session-hub: ${terminalLine(message)}\n`);
     return 1;
   }
 }

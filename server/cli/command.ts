@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './cli-args.ts';
+import { hubTarget, type HubTarget } from './hub-target.ts';
 
 export { UsageError } from './cli-args.ts';
 
@@ -49,7 +50,7 @@ export const HUB_OPTIONS_USAGE = `  --url <url>          the hub's HTTP address 
  * help was asked for; throws `UsageError` on anything it cannot take. Empty option values are refused (an unset
  * shell variable).
  */
-export function parseCommandArgs<const O extends Options>(
+function parseCommandArgs<const O extends Options>(
   args: readonly string[],
   options: O,
   maxPositionals: number,
@@ -79,6 +80,54 @@ export function parseCommandArgs<const O extends Options>(
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[maxPositionals])}`);
   }
   return { values: parsed.values, positionals: parsed.positionals };
+}
+
+type ParsedValues<O extends Options> = ReturnType<
+  typeof parseArgs<{ options: O & { help: { type: 'boolean'; short: 'h' } } }>
+>['values'];
+
+/** What a command's opening hands to its body: the flags as parsed, its argument, and the hub it talks to. */
+export interface Opening<O extends Options> {
+  readonly values: ParsedValues<O>;
+  /** The one positional argument (required when the command names one in `argument`; '' when it takes none). */
+  readonly argument: string;
+  /** The hub from `--url`/`--token` (a command that talks to one takes HUB_OPTIONS) or the environment. */
+  hub(): HubTarget;
+}
+
+/** A command as `defineCommand` takes it: its options, its argument, and its body. */
+export interface CommandSpec<O extends Options> {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: O;
+  /** The one positional argument as the usage names it (`<sessionId>`): then required. Omitted: none taken. */
+  readonly argument?: string;
+  run(opening: Opening<O>, io: CliIo): Promise<number>;
+}
+
+/**
+ * The opening every command shares: strict flags (`parseCommandArgs`), `--help` prints the usage on stdout and
+ * exits 0, a missing argument is a usage error, and the hub target is resolved from flags and environment.
+ */
+export function defineCommand<const O extends Options>(spec: CommandSpec<O>): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    usage: spec.usage,
+    async run(args, io) {
+      const parsed = parseCommandArgs(args, spec.options, spec.argument === undefined ? 0 : 1);
+      if (parsed === 'help') {
+        io.stdout.write(spec.usage);
+        return 0;
+      }
+      const argument = parsed.positionals[0];
+      if (spec.argument !== undefined && argument === undefined) throw new UsageError(`missing ${spec.argument}`);
+      const { values } = parsed;
+      const hub = (): HubTarget => hubTarget(values as { readonly url?: string; readonly token?: string }, io.env);
+      return spec.run({ values, argument: argument ?? '', hub }, io);
+    },
+  };
 }
 
 /** A non-negative integer option (`--from 12`). */

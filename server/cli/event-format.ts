@@ -1,4 +1,5 @@
 import type { DerivedMessage, SessionEvent } from '../../shared/index.ts';
+import { terminalLine, terminalText } from './terminal-text.ts';
 
 /** Longest summary on one line (characters). */
 const maxSummary = 120;
@@ -63,14 +64,22 @@ export function eventSummary(event: SessionEvent): string {
   }
 }
 
-/** `12  2025-08-12T12:00:00.030Z  assistant/chunk  "I'll "`. */
+/** `12  2025-08-12T12:00:00.030Z  assistant/chunk  "I'll "`, control characters escaped (`terminalText`). */
 export function eventLine(event: SessionEvent): string {
-  return `${event.seq}  ${new Date(event.time).toISOString()}  ${event.type}  ${eventSummary(event)}\n`;
+  return `${terminalLine(`${event.seq}  ${new Date(event.time).toISOString()}  ${event.type}  ${eventSummary(event)}`)}\n`;
 }
 
-/** A derived message as transcript lines: `user: ...`, `assistant: ...`, `tool bash: ...`. */
+/**
+ * A derived message as transcript lines: `user: ...`, `assistant: ...`, `tool bash: ...`, control characters
+ * escaped (`terminalText`).
+ */
 export function messageLines(message: DerivedMessage): string {
   const fields = message as unknown as Readonly<Record<string, unknown>>;
   const who = message.role === 'tool' ? `tool ${message.toolName}${message.isError ? ' (error)' : ''}` : message.role;
-  return `${who}: ${contentText(fields['content']).replace(/\n/g, '\n  ')}\n`;
+  return `${terminalLine(who)}: ${streamedText(contentText(fields['content']))}\n`;
+}
+
+/** Text of a message for the transcript: control characters escaped, continuation lines indented. */
+export function streamedText(text: string): string {
+  return terminalText(text).replace(/\n/g, '\n  ');
 }

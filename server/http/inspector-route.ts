@@ -1,13 +1,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
 import type { InspectorAssets } from './inspector-asset.ts';
+import { parseHostHeader } from './host-policy.ts';
 import { requestUrl } from '../request-url.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** The page may load only its own files and talk only to the hub that served it. */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'";
+/** A `Host` value fit to stand in a CSP source: a DNS name or an IP literal, and a port. */
+const CSP_HOSTNAME = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/;
+
+/**
+ * The page may load only its own files and talk only to the hub that served it: its own origin over HTTP, and
+ * over WebSocket the same host and port (`'self'` does not cover ws:/wss: in every browser). The host is the
+ * request's `Host` (an open hub answers only the allowed ones, see host-policy.ts); one that is not a plain
+ * host[:port] gets `'self'` alone.
+ */
+export function contentSecurityPolicy(host: string | undefined): string {
+  const parsed = host === undefined ? undefined : parseHostHeader(host);
+  const ownHost =
+    parsed !== undefined && CSP_HOSTNAME.test(parsed.hostname)
+      ? `${parsed.hostname}${parsed.port === '' ? '' : `:${parsed.port}`}`
+      : undefined;
+  const connect = ownHost === undefined ? "'self'" : `'self' ws://${ownHost} wss://${ownHost}`;
+  return `default-src 'self'; connect-src ${connect}; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'`;
+}
 
 /**
  * Serves the web inspector at `/inspect` (and `/` redirects there) in front of the HTTP API; every other request
@@ -48,7 +64,7 @@ export function withInspector(api: Handler, load: () => Promise<InspectorAssets>
             'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
             'x-content-type-options': 'nosniff',
             'referrer-policy': 'no-referrer',
-            'content-security-policy': CONTENT_SECURITY_POLICY,
+            'content-security-policy': contentSecurityPolicy(request.headers.host),
           });
           response.end(method === 'HEAD' ? undefined : asset.body);
         },

@@ -56,7 +56,7 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
 export async function runCliHere(
   args: readonly string[],
   env: Record<string, string> = {},
-  stdin = '',
+  stdin: string | Uint8Array = '',
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();

@@ -100,11 +100,11 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     await page.goto(`${hub.url}/inspect?session=${encodeURIComponent(sessionId)}`);
     await page.waitForSelector('[data-testid="subscription-state"].state-live', WAIT);
     await waitForText(page, '[data-testid="transcript"] .role-tool', '391');
-    // Presence: the page itself watches; another subscription shows up, with its label.
+    // Presence: the page itself watches; another subscription shows up: its subject, then its label.
     const watcher = client.subscribe(sessionId, { label: 'agent-ui' });
     await waitForText(page, '[data-testid="watchers"]', '2 watching');
     expect(await page.textContent('[data-testid="watchers"]')).toMatch(
-      /inspector @ .*agent-ui @ |agent-ui @ .*inspector @ /,
+      /anonymous @ \S+, label "inspector"; anonymous @ \S+, label "agent-ui"|label "agent-ui"; anonymous @ \S+, label "inspector"/,
     );
     watcher.close();
     await waitForText(page, '[data-testid="watchers"]', '1 watching');

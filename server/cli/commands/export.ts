@@ -1,7 +1,6 @@
 import { toJsonl } from '../../../shared/index.ts';
-import { HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, UsageError, type Command } from '../command.ts';
+import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE } from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
-import { hubTarget } from '../hub-target.ts';
 import { openOutput } from '../output-file.ts';
 import { progressBar } from '../progress.ts';
 import { readPages } from '../session-reader.ts';
@@ -13,27 +12,22 @@ sourceEventSeqs), to stdout or a file. The log is read in pages (memory stays bo
 when the export started. A progress bar is drawn on stderr when stderr is a terminal. Needs read on the session.
 
 Options:
-  -o, --output <file>  write to this file instead of stdout (removed again if the export fails)
+  -o, --output <file>  write to this file instead of stdout (it is replaced only when the export succeeds)
 ${HUB_OPTIONS_USAGE}
 
 Example:
   session-hub export acme/run-7 -o run-7.jsonl
 `;
 
-export const exportCommand: Command = {
+export const exportCommand = defineCommand({
   name: 'export',
   summary: 'write a session log as JSONL (stdout or a file)',
   usage,
-  async run(args, io) {
-    const parsed = parseCommandArgs(args, { ...HUB_OPTIONS, output: { type: 'string', short: 'o' } }, 1);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const sessionId = parsed.positionals[0];
-    if (sessionId === undefined) throw new UsageError('missing <sessionId>');
-    const http = new HubHttp(hubTarget(parsed.values, io.env));
-    const output = openOutput(parsed.values.output, io.stdout);
+  options: { ...HUB_OPTIONS, output: { type: 'string', short: 'o' } },
+  argument: '<sessionId>',
+  async run({ values, argument: sessionId, hub }, io) {
+    const http = new HubHttp(hub());
+    const output = openOutput(values.output, io.stdout);
     const progress = progressBar(io.stderr, `export ${sessionId}`);
     let exported = 0;
     try {
@@ -50,8 +44,8 @@ export const exportCommand: Command = {
       throw error;
     }
     progress.stop();
-    const where = parsed.values.output === undefined ? '' : ` to ${parsed.values.output}`;
+    const where = values.output === undefined ? '' : ` to ${values.output}`;
     io.stderr.write(`exported ${exported} events of ${sessionId}${where}\n`);
     return 0;
   },
-};
+});

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { text as streamText } from 'node:stream/consumers';
+import { buffer as streamBytes } from 'node:stream/consumers';
 import type { SessionEvent } from '../../../shared/index.ts';
-import { CliFailure, HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, UsageError, type Command } from '../command.ts';
+import { CliFailure, defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, UsageError } from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
-import { hubTarget } from '../hub-target.ts';
 import { importBatches, planImport, type ImportBatch } from '../import-plan.ts';
 import { progressBar } from '../progress.ts';
 import { withRetries } from '../retry.ts';
 import { readPages } from '../session-reader.ts';
+import { decodeUtf8 } from '../utf8-text.ts';
 
 /** Per append: well under the hub's default limits (1,000 events, 1 MiB frames). */
 const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
@@ -32,36 +32,30 @@ Example:
   session-hub export acme/run-7 --url http://old-hub:8080 | session-hub import - --session acme/run-7
 `;
 
-export const importCommand: Command = {
+export const importCommand = defineCommand({
   name: 'import',
   summary: 'append a JSONL log to a session, keeping its times (resumable)',
   usage,
-  async run(args, io) {
-    const options = {
-      ...HUB_OPTIONS,
-      session: { type: 'string' },
-      append: { type: 'boolean' },
-      'no-lifecycle-check': { type: 'boolean' },
-    } as const;
-    const parsed = parseCommandArgs(args, options, 1);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const file = parsed.positionals[0];
-    if (file === undefined) throw new UsageError('missing <file> (or - for stdin)');
-    const sessionId = parsed.values.session;
+  options: {
+    ...HUB_OPTIONS,
+    session: { type: 'string' },
+    append: { type: 'boolean' },
+    'no-lifecycle-check': { type: 'boolean' },
+  },
+  argument: '<file> (or - for stdin)',
+  async run({ values, argument: file, hub }, io) {
+    const sessionId = values.session;
     if (sessionId === undefined) throw new UsageError('missing --session <id>');
     const text = await readInput(file, io.stdin);
-    const http = new HubHttp(hubTarget(parsed.values, io.env));
+    const http = new HubHttp(hub());
     const target: SessionEvent[] = [];
     await readPages(http, sessionId, (events) => {
       target.push(...events);
     });
     const plan = planImport(text, target, {
-      append: parsed.values.append === true,
+      append: values.append === true,
       now: Date.now(),
-      lifecycle: parsed.values['no-lifecycle-check'] !== true,
+      lifecycle: values['no-lifecycle-check'] !== true,
     });
     const batches = importBatches(plan.events.slice(plan.start), batchLimits);
     const progress = progressBar(io.stderr, `import ${sessionId}`);
@@ -80,14 +74,17 @@ export const importCommand: Command = {
     io.stderr.write(`imported ${plan.events.length - plan.start} events into ${sessionId}${resumed}\n`);
     return 0;
   },
-};
+});
 
+/** The file (or stdin) as text; invalid UTF-8 is refused with its line number, before anything is sent. */
 async function readInput(file: string, stdin: NodeJS.ReadStream): Promise<string> {
+  let bytes: Uint8Array;
   try {
-    return file === '-' ? await streamText(stdin) : await readFile(file, 'utf8');
+    bytes = file === '-' ? await streamBytes(stdin) : await readFile(file);
   } catch (error) {
     throw new CliFailure(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return decodeUtf8(bytes);
 }
 
 /** Send one append (its key makes a retry safe), retrying while the hub cannot take it yet. */

@@ -1,7 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import { HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, UsageError, type CliIo, type Command } from '../command.ts';
+import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, UsageError, type CliIo } from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
-import { hubTarget } from '../hub-target.ts';
 
 const usage = `Usage: session-hub rm <sessionId> [--yes] [options]
 
@@ -17,20 +16,15 @@ Example:
   session-hub rm acme/run-7 --yes
 `;
 
-export const rmCommand: Command = {
+export const rmCommand = defineCommand({
   name: 'rm',
   summary: 'delete a session (admin)',
   usage,
-  async run(args, io) {
-    const parsed = parseCommandArgs(args, { ...HUB_OPTIONS, yes: { type: 'boolean', short: 'y' } }, 1);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const sessionId = parsed.positionals[0];
-    if (sessionId === undefined) throw new UsageError('missing <sessionId>');
-    const http = new HubHttp(hubTarget(parsed.values, io.env));
-    if (parsed.values.yes !== true) {
+  options: { ...HUB_OPTIONS, yes: { type: 'boolean', short: 'y' } },
+  argument: '<sessionId>',
+  async run({ values, argument: sessionId, hub }, io) {
+    const http = new HubHttp(hub());
+    if (values.yes !== true) {
       if (io.stdin.isTTY !== true) throw new UsageError('not a terminal: pass --yes to delete without asking');
       const { headSeq } = await http.head(sessionId);
       if (!(await confirm(io, `delete ${sessionId} and its ${headSeq + 1} events? [y/N] `))) {
@@ -45,7 +39,7 @@ export const rmCommand: Command = {
     io.stderr.write(`deleted ${sessionId}\n`);
     return 0;
   },
-};
+});
 
 async function confirm(io: CliIo, question: string): Promise<boolean> {
   const prompt = createInterface({ input: io.stdin, output: io.stderr });

@@ -159,6 +159,8 @@ async function serve(options: ServeOptions): Promise<number> {
     logger,
     auth: createHubAuth(authenticator),
     nodeName,
+    // Each start and stop fact once, on stdout (below); the JSON log on stderr is what happens while it runs.
+    logLifecycle: false,
     lifecycle: options.lifecycle,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
@@ -188,17 +190,17 @@ async function serve(options: ServeOptions): Promise<number> {
       : `redis (${describeRedis(options)})`;
   // Listening for signals before the startup lines go out: a supervisor (or a test) that stops the node as soon
   // as it has read them must not find it without a handler (the default action would kill it mid-flight).
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
-      logger.info({ signal }, 'shutting down');
-      resolve();
+      resolve(signal);
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
-  // Each startup fact once, for people, on stdout (the JSON log on stderr has the hub's own `hub listening`).
+  // Each startup fact once, on stdout, for people and for supervisors that wait for the URL (the hub logs none of
+  // them: `logLifecycle: false`); the JSON log on stderr is what happens while the node runs.
   const lines = [`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})`, `engine: ${engine}`];
   if (metricsServer !== undefined) lines.push(`metrics: ${serverUrl(metricsServer)}/metrics (no token)`);
   if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
@@ -211,11 +213,11 @@ async function serve(options: ServeOptions): Promise<number> {
   lines.push(`auth: ${options.auth.mode === 'open' ? `*** ${authNotice} ***` : authNotice}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  await stopped;
+  const signal = await stopped;
   await hub.close();
   if (metricsServer !== undefined) await closeServer(metricsServer);
   await store.close();
-  process.stdout.write('session-hub stopped\n');
+  process.stdout.write(`session-hub stopped (${signal})\n`);
   return 0;
 }
 

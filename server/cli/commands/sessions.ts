@@ -1,6 +1,6 @@
-import { HUB_OPTIONS, HUB_OPTIONS_USAGE, parseCommandArgs, type Command } from '../command.ts';
+import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE } from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
-import { hubTarget } from '../hub-target.ts';
+import { terminalLine } from '../terminal-text.ts';
 
 /** Heads asked for at once. */
 const concurrency = 8;
@@ -20,18 +20,14 @@ Example:
   session-hub sessions --prefix acme/
 `;
 
-export const sessionsCommand: Command = {
+export const sessionsCommand = defineCommand({
   name: 'sessions',
   summary: 'list sessions with their head seq (admin)',
   usage,
-  async run(args, io) {
-    const parsed = parseCommandArgs(args, { ...HUB_OPTIONS, prefix: { type: 'string' }, json: { type: 'boolean' } }, 0);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const http = new HubHttp(hubTarget(parsed.values, io.env));
-    const ids = await http.list(parsed.values.prefix);
+  options: { ...HUB_OPTIONS, prefix: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, hub }, io) {
+    const http = new HubHttp(hub());
+    const ids = await http.list(values.prefix);
     const rows: { sessionId: string; headSeq: number; watchers: number | undefined }[] = new Array(ids.length);
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -43,22 +39,24 @@ export const sessionsCommand: Command = {
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
-    if (parsed.values.json === true) {
+    if (values.json === true) {
       for (const { sessionId, headSeq, watchers } of rows) {
         io.stdout.write(`${JSON.stringify({ sessionId, headSeq, events: headSeq + 1, watchers: watchers ?? null })}\n`);
       }
       return 0;
     }
-    const width = Math.max('SESSION'.length, ...ids.map((id) => id.length));
+    // Ids as the hub sent them, escaped for the terminal (the JSON lines above carry them exactly).
+    const shownIds = ids.map(terminalLine);
+    const width = Math.max('SESSION'.length, ...shownIds.map((id) => id.length));
     io.stdout.write(`${'SESSION'.padEnd(width)}  HEAD  EVENTS  WATCHERS\n`);
-    for (const { sessionId, headSeq, watchers } of rows) {
+    for (const [index, { headSeq, watchers }] of rows.entries()) {
       const columns = [
         String(headSeq).padStart(4),
         String(headSeq + 1).padStart(6),
         String(watchers ?? '-').padStart(8),
       ];
-      io.stdout.write(`${sessionId.padEnd(width)}  ${columns.join('  ')}\n`);
+      io.stdout.write(`${shownIds[index]!.padEnd(width)}  ${columns.join('  ')}\n`);
     }
     return 0;
   },
-};
+});

@@ -1,17 +1,9 @@
 import { HubClient, type HubClientError } from '../../../client/index.ts';
 import { toJsonl, type DerivedMessage, type SessionEvent } from '../../../shared/index.ts';
 import type { ProjectionChange } from '../../../shared/index.ts';
-import {
-  HUB_OPTIONS,
-  HUB_OPTIONS_USAGE,
-  parseCommandArgs,
-  parseIndex,
-  UsageError,
-  type CliIo,
-  type Command,
-} from '../command.ts';
-import { eventLine, messageLines } from '../event-format.ts';
-import { hubTarget } from '../hub-target.ts';
+import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, parseIndex, UsageError, type CliIo } from '../command.ts';
+import { eventLine, messageLines, streamedText } from '../event-format.ts';
+import { terminalLine } from '../terminal-text.ts';
 
 const usage = `Usage: session-hub tail <sessionId> [--from <seq>] [--follow] [--messages | --json] [options]
 
@@ -34,33 +26,26 @@ Example:
 
 type Mode = 'lines' | 'json' | 'messages';
 
-export const tailCommand: Command = {
+export const tailCommand = defineCommand({
   name: 'tail',
   summary: 'print a session log, and follow it live (--follow)',
   usage,
-  async run(args, io) {
-    const options = {
-      ...HUB_OPTIONS,
-      from: { type: 'string' },
-      follow: { type: 'boolean', short: 'f' },
-      messages: { type: 'boolean' },
-      json: { type: 'boolean' },
-    } as const;
-    const parsed = parseCommandArgs(args, options, 1);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const sessionId = parsed.positionals[0];
-    if (sessionId === undefined) throw new UsageError('missing <sessionId>');
-    const { values } = parsed;
+  options: {
+    ...HUB_OPTIONS,
+    from: { type: 'string' },
+    follow: { type: 'boolean', short: 'f' },
+    messages: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  argument: '<sessionId>',
+  async run({ values, argument: sessionId, hub }, io) {
     if (values.messages === true && values.json === true) throw new UsageError('use --messages or --json, not both');
     const fromSeq = parseIndex('from', values.from) ?? 0;
     if (values.messages === true && fromSeq !== 0) throw new UsageError('--messages derives from seq 0: drop --from');
     const mode: Mode = values.messages === true ? 'messages' : values.json === true ? 'json' : 'lines';
-    return tail(io, { sessionId, fromSeq, follow: values.follow === true, mode, ...hubTarget(values, io.env) });
+    return tail(io, { sessionId, fromSeq, follow: values.follow === true, mode, ...hub() });
   },
-};
+});
 
 interface TailOptions {
   readonly sessionId: string;
@@ -97,7 +82,7 @@ function tail(io: CliIo, options: TailOptions): Promise<number> {
       process.off('SIGINT', interrupted);
       process.off('SIGTERM', interrupted);
       printer.end();
-      if (message !== undefined) io.stderr.write(`session-hub: ${message}\n`);
+      if (message !== undefined) io.stderr.write(`session-hub: ${terminalLine(message)}\n`);
       client.close();
       resolve(code);
     };
@@ -122,7 +107,7 @@ function tail(io: CliIo, options: TailOptions): Promise<number> {
       } else if (next === 'disconnected' && previous !== 'disconnected') {
         // The cause: what the connection said when it dropped (ECONNREFUSED, …); the client's plan to retry is not
         // in it (tail gives up here unless it follows).
-        const reason = ` (${change.code}: ${change.reason})`;
+        const reason = ` (${change.code}: ${terminalLine(change.reason)})`;
         if (!connected && !follow) return finish(1, `cannot reach the hub at ${options.wsUrl}${reason}`);
         if (!lost) io.stderr.write(`connection to ${client.url} lost${reason}; reconnecting…\n`);
         lost = true;
@@ -177,7 +162,7 @@ class Printer {
     if (typeof chunk?.text !== 'string') return;
     if (!this.#streaming) this.#out.write('assistant ▸ ');
     this.#streaming = true;
-    this.#out.write(chunk.text.replace(/\n/g, '\n  '));
+    this.#out.write(streamedText(chunk.text));
   }
 
   #endStream(): void {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { SignJWT } from 'jose';
 import { GRANT_ACTIONS, GRANTS_CLAIM, patternProblem, type GrantAction } from '../../auth/grants.ts';
 import { MIN_SECRET_BYTES } from '../../auth/verification-key.ts';
-import { CliFailure, parseCommandArgs, UsageError, type Command } from '../command.ts';
+import { CliFailure, defineCommand, UsageError } from '../command.ts';
 import { hubEnv } from '../env.ts';
 
 const usage = `Usage: session-hub token --sub <subject> --grant <action>:<pattern> [--grant …] [options]
@@ -91,26 +91,20 @@ async function signingKey(
   return { alg: 'HS256', key: bytes };
 }
 
-export const tokenCommand: Command = {
+export const tokenCommand = defineCommand({
   name: 'token',
   summary: 'mint a JWT with grants (development and tests)',
   usage,
-  async run(args, io) {
-    const options = {
-      sub: { type: 'string' },
-      grant: { type: 'string', multiple: true },
-      ttl: { type: 'string' },
-      key: { type: 'string' },
-      kid: { type: 'string' },
-      issuer: { type: 'string' },
-      audience: { type: 'string' },
-    } as const;
-    const parsed = parseCommandArgs(args, options, 0);
-    if (parsed === 'help') {
-      io.stdout.write(usage);
-      return 0;
-    }
-    const { values } = parsed;
+  options: {
+    sub: { type: 'string' },
+    grant: { type: 'string', multiple: true },
+    ttl: { type: 'string' },
+    key: { type: 'string' },
+    kid: { type: 'string' },
+    issuer: { type: 'string' },
+    audience: { type: 'string' },
+  },
+  async run({ values }, io) {
     if (values.sub === undefined) throw new UsageError('missing --sub <subject>');
     const grants = parseGrantOptions(values.grant ?? []);
     const ttlSeconds = parseTtl(values.ttl ?? '1h');
@@ -132,4 +126,4 @@ export const tokenCommand: Command = {
     io.stderr.write(`token for ${values.sub} (${alg}): ${granted}; expires ${expires}\n`);
     return 0;
   },
-};
+});
