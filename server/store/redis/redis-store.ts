@@ -36,7 +36,14 @@ import { RedisNotifications } from './redis-notifications.ts';
 import { readPageInMulti } from './redis-page-multi.ts';
 import { pageTargetOf, RedisPageConnection } from './redis-page-connection.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
-import { connectionReady, dataNodes, openRedisConnections, topologyOf, type RedisClient } from './redis-connection.ts';
+import {
+  connectionReady,
+  dataNodes,
+  openRedisConnections,
+  topologyOf,
+  type RedisAuth,
+  type RedisClient,
+} from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
 import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
@@ -59,6 +66,10 @@ export interface RedisStoreOptions {
   readonly sentinels?: readonly string[];
   /** The master name the sentinels monitor (required with `sentinels`). */
   readonly sentinelName?: string;
+  /** The sentinels' own login (`requirepass` / ACL user of the sentinels), when they ask for one. */
+  readonly sentinelAuth?: RedisAuth;
+  /** With `sentinels`: the master's login (its `requirepass` / ACL user), when it asks for one. */
+  readonly masterAuth?: RedisAuth;
   /**
    * Replicas that must have a commit (Redis `WAIT`) before it is acknowledged; fewer within half the command timeout
    * fails the commit with `StoreUnavailableError` (`maybeCommitted`: retry with its key). Default 0 (no wait).
@@ -211,6 +222,9 @@ export class RedisStore implements EventStore {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
     const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !Number.isSafeInteger(reply[1])) {
+      throw new StoreUnavailableError("redis head: the reply is not the head script's");
+    }
     const [epoch, length] = reply as [string, number];
     return { epoch, headSeq: length - 1 };
   }
@@ -246,6 +260,10 @@ export class RedisStore implements EventStore {
     const reply = await this.#call('commit', true, () =>
       this.#replicaWait === undefined ? this.#redis.shCommit(...args) : this.#replicaWait.commit(args),
     );
+    if (!Array.isArray(reply) || reply.length !== 3) {
+      // Not the script's answer (a connection whose replies went astray): the commit may have run.
+      throw new StoreUnavailableError("redis commit: the reply is not the commit script's", { maybeCommitted: true });
+    }
     const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
       const time = Number(detail);
