@@ -35,7 +35,13 @@ export const serveCommand: Command = {
 function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
   if (options.redisCluster !== undefined) return { cluster: options.redisCluster };
   if (options.redisSentinels !== undefined) {
-    return { sentinels: options.redisSentinels, sentinelName: options.redisSentinelName ?? '' };
+    const { redisSentinelPassword: sentinelPassword, redisMasterPassword: masterPassword } = options;
+    return {
+      sentinels: options.redisSentinels,
+      sentinelName: options.redisSentinelName ?? '',
+      ...(sentinelPassword === undefined ? {} : { sentinelAuth: { password: sentinelPassword } }),
+      ...(masterPassword === undefined ? {} : { masterAuth: { password: masterPassword } }),
+    };
   }
   return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
 }
