@@ -176,15 +176,22 @@ function clusterConnections(seeds: readonly string[], timeouts: ConnectionTimeou
 /** What ioredis reports when a reply arrives with no command waiting for it. */
 const STRAY_REPLY = /^Command queue state error\b/;
 
+/** ioredis reports a refused `SELECT` of the URL's database as an error and goes on, in database 0. */
+const isSelectRefusal = (error: Error): boolean =>
+  (error as Error & { command?: { name?: unknown } }).command?.name === 'select';
+
 /**
- * A reply arrived that no command waits for (something on the path injected it): the replies and commands of the
- * connection may be paired wrongly from then on, so it is dropped and reconnects (its pending commands fail). Not
- * on a Cluster, whose subscribers get such a push legitimately when a slot moves (redis-pubsub.ts).
+ * Two replies after which a connection is dropped and reconnects (its pending commands fail), before it is ready:
+ * - a reply that no command waits for (something on the path injected it): replies and commands may be paired
+ *   wrongly from then on. Not on a Cluster, whose subscribers get such a push legitimately when a slot moves
+ *   (redis-pubsub.ts);
+ * - a refused `SELECT` (`redis://host/16` on a Redis with 16 databases): ioredis would go on in database 0 and
+ *   write the sessions there. The connection never gets ready, so the store does not open (the error says why).
  */
 function dropOnStrayReply(connections: { command: Redis; subscriber: Redis }): RedisConnections {
   for (const connection of [connections.command, connections.subscriber]) {
     connection.on('error', (error: Error) => {
-      if (STRAY_REPLY.test(error.message)) connection.disconnect(true);
+      if (STRAY_REPLY.test(error.message) || isSelectRefusal(error)) connection.disconnect(true);
     });
   }
   return connections;
