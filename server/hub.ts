@@ -60,6 +60,7 @@ export function createHub(input: HubConfig): Hub {
   const { store, limits, nodeName } = config;
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
   const metrics = new HubMetrics(config.metricsPrefix);
+  metrics.storeCounters = store.counters;
   const cache = new SessionCache({
     store,
     logger,

@@ -80,6 +80,7 @@ async function openStore(options: ServeOptions, logger: Logger): Promise<EventSt
       onError,
       ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
       ...(options.redisWaitReplicas === undefined ? {} : { waitReplicas: options.redisWaitReplicas }),
+      ...(options.redisRawReads ? {} : { rawReads: false }),
     });
   } catch (error) {
     throw lastError === undefined ? error : new Error(reasonOf(error), { cause: lastError });

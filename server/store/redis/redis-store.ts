@@ -21,7 +21,7 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries, streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
+import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
 import { toStoreError } from './redis-errors.ts';
 import {
   checkKeyPrefix,
@@ -33,8 +33,8 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { readPageInMulti } from './redis-page-multi.ts';
-import { pageTargetOf, RedisPageConnection } from './redis-page-connection.ts';
+import { CatchUpReader } from './redis-catch-up.ts';
+import type { StoreCounters } from '../../metrics.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import {
   connectionReady,
@@ -88,6 +88,12 @@ export interface RedisStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
   readonly onError?: StoreErrorReporter;
+  /** Catch-up pages over a raw RESP socket where the topology allows it (default); false: through ioredis. */
+  readonly rawReads?: boolean;
+  /** A raw catch-up reply over this many bytes is dropped and read again in fewer entries. Default 64 MiB. */
+  readonly maxReadReplyBytes?: number;
+  /** A raw catch-up reply not complete this long after it was awaited fails the read. Default 5 × command timeout. */
+  readonly maxReadMs?: number;
 }
 
 interface ScriptCommands {
@@ -114,8 +120,8 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
-  /** Catch-up pages in raw RESP where the topology allows (not on a Cluster, nor over TLS). */
-  readonly #pages: RedisPageConnection;
+  /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
+  readonly #catchUp: CatchUpReader;
   readonly #isCluster: boolean;
   readonly #waitReplicas: number;
   /** Commits that wait for `waitReplicas` replicas (undefined when none is awaited). */
@@ -147,8 +153,12 @@ export class RedisStore implements EventStore {
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
-    this.#pages = new RedisPageConnection(() => pageTargetOf(command), this.#commandTimeoutMs);
-    command.on('ready', () => this.#pages.reset()); // after a reconnect the master may sit behind the same address
+    this.#catchUp = new CatchUpReader(command, {
+      ...options,
+      commandTimeoutMs: this.#commandTimeoutMs,
+      report: this.#report,
+      call: (send) => this.#call('read', false, send),
+    });
     const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
     this.#replicaWait =
       this.#waitReplicas === 0
@@ -330,25 +340,20 @@ export class RedisStore implements EventStore {
 
   async readPage(sessionId: string, fromSeq: number, limit: number): Promise<EventPage> {
     const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
+    const { epoch, entries } = await this.#catchUp.readInMulti(keys, fromSeq, limit);
     if (epoch === '') return { epoch: undefined, events: [] };
     return { epoch, events: decodeStreamEntries(sessionId, fromSeq, entries) };
   }
 
-  /**
-   * Over the catch-up connection (redis-page-connection.ts) when it can read the page and the epoch did not change
-   * between its two `GET`s (a log started or was deleted meanwhile); otherwise in one `MULTI` (redis-page-multi.ts).
-   */
+  /** See `CatchUpReader.read` (redis-catch-up.ts). */
   async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    const raw = await this.#call('read', false, () => this.#pages.read(keys, sessionId, fromSeq, limit));
-    if (raw !== undefined && raw.epochBefore === raw.epochAfter) return storedPage(raw.epochBefore, fromSeq, () => raw);
-    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
-    return storedPage(epoch, fromSeq, () => streamEntryParts(sessionId, fromSeq, entries));
+    return this.#catchUp.read(keys, sessionId, fromSeq, limit);
   }
 
-  #readInMulti(keys: SessionKeys, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
-    return this.#call('read', false, () => readPageInMulti(this.#redis, keys, fromSeq, limit));
+  /** Counts kept for the metrics: catch-up pages read through ioredis although the raw reader is on. */
+  get counters(): StoreCounters {
+    return this.#catchUp.counters;
   }
 
   /** The session's keys, once the read is checked and the session's notifications are active (reads wait for it). */
@@ -400,7 +405,7 @@ export class RedisStore implements EventStore {
 
   async close(): Promise<void> {
     this.#notifications.close();
-    this.#pages.close();
+    this.#catchUp.close();
     await Promise.all(
       [this.#redis, this.#subscriber].map((connection) =>
         connection.status === 'ready'
@@ -441,11 +446,4 @@ export class RedisStore implements EventStore {
     this.#outageReported = true;
     this.#report(new StoreUnavailableError(`redis connection: ${error.message}`, { cause: error }));
   }
-}
-
-/** A session without an epoch reads as empty, whatever its stream holds (its entries are not even checked). */
-function storedPage(epoch: string, firstSeq: number, parts: () => Pick<StoredPage, 'bodies' | 'times'>): StoredPage {
-  if (epoch === '') return { epoch: undefined, firstSeq, bodies: [], times: [] };
-  const { bodies, times } = parts();
-  return { epoch, firstSeq, bodies, times };
 }
