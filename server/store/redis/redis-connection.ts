@@ -188,12 +188,16 @@ const isSelectRefusal = (error: Error): boolean =>
  * - a refused `SELECT` (`redis://host/16` on a Redis with 16 databases): ioredis would go on in database 0 and
  *   write the sessions there. The connection never gets ready, so the store does not open (the error says why).
  */
+export function dropOnBadReplies(connection: Redis): Redis {
+  connection.on('error', (error: Error) => {
+    if (STRAY_REPLY.test(error.message) || isSelectRefusal(error)) connection.disconnect(true);
+  });
+  return connection;
+}
+
 function dropOnStrayReply(connections: { command: Redis; subscriber: Redis }): RedisConnections {
-  for (const connection of [connections.command, connections.subscriber]) {
-    connection.on('error', (error: Error) => {
-      if (STRAY_REPLY.test(error.message) || isSelectRefusal(error)) connection.disconnect(true);
-    });
-  }
+  dropOnBadReplies(connections.command);
+  dropOnBadReplies(connections.subscriber);
   return connections;
 }
 

@@ -50,7 +50,7 @@ import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
-import { ReplicaWait } from './replica-wait.ts';
+import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -123,9 +123,10 @@ export class RedisStore implements EventStore {
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
   readonly #catchUp: CatchUpReader;
   readonly #isCluster: boolean;
-  readonly #waitReplicas: number;
   /** Commits that wait for `waitReplicas` replicas (undefined when none is awaited). */
   readonly #replicaWait: ReplicaWait | undefined;
+  /** Every connection the store opened (command, subscriber, and the replicated commits' own, if any). */
+  readonly #connections: RedisClient[];
   readonly #notifications: RedisNotifications;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -139,8 +140,8 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
-    this.#waitReplicas = options.waitReplicas ?? 0;
-    if (!Number.isSafeInteger(this.#waitReplicas) || this.#waitReplicas < 0 || this.#waitReplicas > 100) {
+    const waitReplicas = options.waitReplicas ?? 0;
+    if (!Number.isSafeInteger(waitReplicas) || waitReplicas < 0 || waitReplicas > 100) {
       throw new StoreRequestError('waitReplicas must be an integer from 0 to 100');
     }
     const timeouts = { connectTimeoutMs: this.#connectTimeoutMs, commandTimeoutMs: this.#commandTimeoutMs };
@@ -149,7 +150,8 @@ export class RedisStore implements EventStore {
     this.#isCluster = command instanceof Cluster;
     const transport = pubSubTransport(subscriber, this.#commandTimeoutMs);
     const publish = transport.publishCommand;
-    command.defineCommand('shCommit', { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) });
+    const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
+    command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
@@ -159,13 +161,11 @@ export class RedisStore implements EventStore {
       report: this.#report,
       call: (send) => this.#call('read', false, send),
     });
-    const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
-    this.#replicaWait =
-      this.#waitReplicas === 0
-        ? undefined
-        : new ReplicaWait(this.#redis, this.#waitReplicas, waitTimeoutMs, !this.#isCluster);
+    const replicated = openReplicaWait(this.#redis, waitReplicas, this.#commandTimeoutMs, commitScript);
+    this.#replicaWait = replicated?.wait;
+    this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    for (const connection of [command, this.#subscriber]) {
+    for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
         this.#outageReported = false;
@@ -219,7 +219,7 @@ export class RedisStore implements EventStore {
 
   /** Resolves when both connections are ready (at once if they are), rejects after the connect timeout. */
   async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
-    await Promise.all([this.#redis, this.#subscriber].map((connection) => connectionReady(connection, timeoutMs)));
+    await Promise.all(this.#connections.map((connection) => connectionReady(connection, timeoutMs)));
   }
 
   /** The Redis keys of a session (for tools and tests). */
@@ -407,7 +407,7 @@ export class RedisStore implements EventStore {
     this.#notifications.close();
     this.#catchUp.close();
     await Promise.all(
-      [this.#redis, this.#subscriber].map((connection) =>
+      this.#connections.map((connection) =>
         connection.status === 'ready'
           ? connection.quit().then(
               () => undefined,
