@@ -6,6 +6,8 @@ import { dropOnBadReplies, type RedisClient } from './redis-connection.ts';
 /** The command connection with the commit script defined on it. */
 type CommitConnection = RedisClient & { shCommit(...args: (string | Buffer)[]): Promise<unknown> };
 
+const isCommitted = (reply: unknown): boolean => Array.isArray(reply) && reply[0] === 'committed';
+
 /** The commit script, as the replicated commits' own connection sends it (`EVALSHA`, loaded when missing). */
 export interface CommitScript {
   readonly lua: string;
@@ -65,8 +67,7 @@ export class ReplicaWait {
   async commit(args: (string | Buffer)[]): Promise<unknown> {
     const [reply, replicas] =
       this.#target.kind === 'group' ? await this.#grouped(args, this.#target) : await this.#pipelined(args);
-    const committed = Array.isArray(reply) && reply[0] === 'committed';
-    if (committed && replicas < this.#replicas) {
+    if (isCommitted(reply) && replicas < this.#replicas) {
       throw new StoreUnavailableError(
         `redis commit: ${replicas} of ${this.#replicas} replicas acknowledged it within ${this.#timeoutMs} ms`,
         { maybeCommitted: true },
@@ -84,14 +85,26 @@ export class ReplicaWait {
       const commit = connection.evalsha(script.sha, script.numberOfKeys, ...args);
       // Joined in the same synchronous step as the commit is sent: the group's WAIT goes out after it.
       const wait = this.#groupWait(connection);
-      const [outcome, replicas] = await Promise.all([
+      const [outcome, waited] = await Promise.all([
         commit.then(
           (reply) => ({ reply }),
           (error: unknown) => ({ error }),
         ),
-        wait,
+        wait.then(
+          (replicas) => ({ replicas }),
+          (error: unknown) => ({ error }),
+        ),
       ]);
-      if (!('error' in outcome)) return [outcome.reply, replicas];
+      if (!('error' in outcome)) {
+        if (!('error' in waited)) return [outcome.reply, waited.replicas];
+        if (!isCommitted(outcome.reply)) return [outcome.reply, 0]; // nothing written: no replica to wait for
+        // The commit ran; only its WAIT failed (the connection dropped): it may have reached no replica.
+        const why = waited.error instanceof Error ? waited.error.message : String(waited.error);
+        throw new StoreUnavailableError(`redis commit: its WAIT failed: ${why}`, {
+          cause: waited.error,
+          maybeCommitted: true,
+        });
+      }
       const { error } = outcome;
       if (attempt > 0 || !(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
       await connection.script('LOAD', script.lua); // it did not run: load it and send it again
