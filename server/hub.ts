@@ -64,6 +64,8 @@ export function createHub(input: HubConfig): Hub {
   const metrics = new HubMetrics(config.metricsPrefix);
   /** Every store read of the node is bounded by bytes from these (catch-up, the append cache, gap fills, pages). */
   const reads = storeReadLimits(limits);
+
+  metrics.storeCounters = store.counters;
   const cache = new SessionCache({
     store,
     logger,

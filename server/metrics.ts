@@ -16,6 +16,12 @@ function readHot(total: () => number): (this: Counter) => void {
   };
 }
 
+/** Counts a store engine keeps itself, read at scrape time (`EventStore.counters`). */
+export interface StoreCounters {
+  /** Catch-up pages the Redis engine read through ioredis (`MULTI`) while its raw reader is on. */
+  readonly rawReadFallbacks?: number;
+}
+
 /**
  * The Prometheus metrics of one hub node, in a registry of its own (several hubs may share a process in tests).
  * Includes prom-client's default process and Node metrics under their standard names (`process_cpu_seconds_total`,
@@ -60,6 +66,9 @@ export class HubMetrics {
   readonly closes: Counter<'code'>;
   /** Outbound bytes buffered on a connection, observed each time one reaches a new high (`hot.outboundBufferedPeak`: the highest). */
   readonly outboundBuffered: Histogram;
+  readonly catchUpRawFallbacks: Counter;
+  /** The store's own counts (set by the hub when its store keeps some). */
+  storeCounters: StoreCounters | undefined;
 
   constructor(prefix: string) {
     const registers = [this.registry];
@@ -141,6 +150,12 @@ export class HubMetrics {
       name: `${prefix}catchup_events_total`,
       help: 'Events sent during catch-up',
       registers,
+    });
+    this.catchUpRawFallbacks = new Counter({
+      name: `${prefix}catchup_raw_fallbacks_total`,
+      help: 'Catch-up pages the Redis engine read through ioredis (MULTI) because its raw RESP reader could not',
+      registers,
+      collect: readHot(() => this.storeCounters?.rawReadFallbacks ?? 0),
     });
     this.gapFills = new Counter({
       name: `${prefix}gap_fills_total`,

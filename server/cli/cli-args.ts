@@ -4,9 +4,10 @@ import { LOG_LEVELS } from '../logger.ts';
 import type { HubLimits } from '../limits/limits.ts';
 import { parseHostHeader } from '../http/host-policy.ts';
 import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
+import { parseRedisFlags, REDIS_FLAG_OPTIONS, redisFlagsUsage, type RedisFlagOptions } from './redis-flags.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
-export interface ServeOptions {
+export interface ServeOptions extends RedisFlagOptions {
   readonly port: number;
   readonly host: string;
   /** Redis URL; undefined (and no cluster or sentinels) → the memory engine. */
@@ -60,7 +61,7 @@ Options:
                        with --redis-sentinel-name <name> (env SESSION_HUB_REDIS_SENTINEL_NAME)
   --redis-wait-replicas <n>  acknowledge a commit only once n replicas have it (Redis WAIT; env
                        SESSION_HUB_REDIS_WAIT_REPLICAS; default 0)
-  --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
+${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREFIX; default sh:)
   --log-level <level>  trace, debug, info, warn, error, fatal, silent (env LOG_LEVEL; default info)
   --node-name <name>   name of this node in logs, metrics and welcome (env NODE_NAME)
   --allowed-origins <list>  browser origins that may open a WebSocket or call the HTTP API, comma-separated,
@@ -224,6 +225,7 @@ export function parseServeArgs(
         'redis-sentinels': { type: 'string' },
         'redis-sentinel-name': { type: 'string' },
         'redis-wait-replicas': { type: 'string' },
+        ...REDIS_FLAG_OPTIONS,
         'key-prefix': { type: 'string' },
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
@@ -294,7 +296,9 @@ export function parseServeArgs(
     throw new UsageError('--redis-wait-replicas needs a Redis (--redis, --redis-cluster or --redis-sentinels)');
   }
   const host = values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1';
+  const redisFlags = parseRedisFlags(values, env, redisSentinels !== undefined, (message) => new UsageError(message));
   return {
+    ...redisFlags,
     port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
     host,
     redisUrl,

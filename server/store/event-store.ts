@@ -1,4 +1,5 @@
 import type { PresenceStore } from './presence-store.ts';
+import type { StoreCounters } from '../metrics.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -226,6 +227,8 @@ export interface EventStore {
    * loses its connection and never calls it.
    */
   onReconnect(listener: () => void): () => void;
+  /** Counts the engine keeps itself, for the hub's metrics (the Redis engine's raw-read fallbacks). Optional. */
+  readonly counters?: StoreCounters;
   /**
    * Admin: ids of the sessions that exist (have an epoch) and start with `prefix` (default: all), in no particular
    * order. Walks the whole store (the Redis engine filters server-side with SCAN MATCH).

@@ -1,8 +1,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a hub node, for fault injection on real connections: `cutAll()` destroys the hub-facing
- * sockets, so clients see the server side vanish without a close frame.
+ * A TCP proxy in front of a server (a hub node, a redis-server), for fault injection on real connections: `cutAll()`
+ * destroys the server-facing sockets, so clients see the server side vanish without a close frame;
+ * `injectToClients()` sends clients bytes the server never sent.
  */
 export class TcpProxy {
   readonly #server: Server;
@@ -40,6 +41,12 @@ export class TcpProxy {
     }
     this.#pairs.clear();
     return count;
+  }
+
+  /** Write `bytes` to every proxied client as if the upstream had sent them (a compromised path); how many got them. */
+  injectToClients(bytes: string | Buffer): number {
+    for (const pair of this.#pairs) pair.client.write(bytes);
+    return this.#pairs.size;
   }
 
   /** Stop forwarding in both directions without closing anything: the connections go silent (half-dead). */

@@ -45,8 +45,28 @@ describe('session-hub serve: Redis Cluster and Sentinel arguments', () => {
     expect(() => parseServeArgs(['--redis-wait-replicas', '1'], {})).toThrow('needs a Redis');
   });
 
+  it('reads --no-redis-raw-reads (or SESSION_HUB_REDIS_RAW_READS=0): raw reads are on by default', () => {
+    expect(parseServeArgs(['--redis', 'redis://x:1'], {})).toMatchObject({ redisRawReads: true });
+    expect(parseServeArgs(['--redis', 'redis://x:1', '--no-redis-raw-reads'], {})).toMatchObject({
+      redisRawReads: false,
+    });
+    for (const off of ['0', 'false', 'no', 'off']) {
+      expect(parseServeArgs(['--redis', 'redis://x:1'], { SESSION_HUB_REDIS_RAW_READS: off })).toMatchObject({
+        redisRawReads: false,
+      });
+    }
+  });
+
   it('documents the flags in --help', () => {
-    for (const flag of ['--redis-cluster', '--redis-sentinels', '--redis-sentinel-name', '--redis-wait-replicas']) {
+    for (const flag of [
+      '--redis-cluster',
+      '--redis-sentinels',
+      '--redis-sentinel-name',
+      '--redis-wait-replicas',
+      '--redis-sentinel-password',
+      '--redis-master-password',
+      '--no-redis-raw-reads',
+    ]) {
       expect(serveUsage).toContain(flag);
     }
   });

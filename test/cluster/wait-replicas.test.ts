@@ -76,6 +76,64 @@ describe('RedisStore waitReplicas: a commit is acknowledged once n replicas have
     expect(waits).toBeLessThan(sessions.length);
   });
 
+  it('a WAIT in flight holds neither the other commands nor the commits sent meanwhile (one WAIT for them all)', async () => {
+    // Issue 26 item 17: WAIT ran on the command connection, behind and ahead of everything else, one per commit.
+    const master = await RedisServer.start();
+    stops.push(() => master.stop());
+    const replica = await RedisServer.start({ extraArgs: ['--replicaof', '127.0.0.1', String(master.port)] });
+    stops.push(() => replica.stop());
+    const store = await RedisStore.open({
+      url: master.url,
+      keyPrefix: 'held:',
+      waitReplicas: 1,
+      commandTimeoutMs: 8000,
+    });
+    stops.push(() => store.close());
+    const admin = new Redis(master.url);
+    stops.push(async () => admin.disconnect());
+    const replicaAdmin = new Redis(replica.url);
+    await expect
+      .poll(() => replicaAdmin.info('replication'), { timeout: 15_000, interval: 100 })
+      .toMatch(/master_link_status:up/);
+    replicaAdmin.disconnect();
+    expect(await store.commit({ sessionId: 'h0', expectedSeq: 0, events: drafts('warm') })).toMatchObject({
+      status: 'committed',
+    });
+    const blocked = async (): Promise<number> =>
+      Number(/^blocked_clients:(\d+)/m.exec(await admin.info('clients'))?.[1] ?? -1);
+    const waitCalls = async (): Promise<number> =>
+      Number(/cmdstat_wait:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    const before = await waitCalls();
+
+    replica.pause(); // the replica stops acknowledging: each WAIT blocks for its whole timeout (4 s)
+    try {
+      const first = store.commit({ sessionId: 'h1', expectedSeq: 0, events: drafts('first') });
+      first.catch(() => undefined);
+      await expect.poll(blocked, { timeout: 10_000, interval: 20 }).toBe(1);
+      // A head answered while that WAIT still blocks: it did not queue behind it.
+      expect(await store.head('h0')).toMatchObject({ headSeq: 0 });
+      expect(await blocked()).toBe(1);
+      // Commits sent one by one while it blocks share the next WAIT.
+      const later: Promise<unknown>[] = [];
+      for (let index = 0; index < 10; index++) {
+        later.push(store.commit({ sessionId: `h-later-${index}`, expectedSeq: 0, events: drafts('later') }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const outcomes = await Promise.allSettled([first, ...later]);
+      for (const outcome of outcomes) {
+        expect(outcome).toMatchObject({
+          status: 'rejected',
+          reason: { code: 'STORE_UNAVAILABLE', maybeCommitted: true },
+        });
+      }
+      expect((await waitCalls()) - before).toBeLessThanOrEqual(2);
+    } finally {
+      replica.resume();
+    }
+    // They did commit on the master.
+    expect(await store.head('h-later-9')).toMatchObject({ headSeq: 0 });
+  });
+
   it('waits on the session’s own master in a cluster', async () => {
     const cluster = await RedisCluster.start();
     stops.push(() => cluster.stop());

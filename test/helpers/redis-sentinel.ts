@@ -13,6 +13,10 @@ export interface RedisSentinelOptions {
   readonly sentinels?: number;
   /** `down-after-milliseconds`: how long the master may be silent before a failover starts. Default 1000 ms. */
   readonly downAfterMs?: number;
+  /** The master's and the replica's password (`requirepass`, `masterauth`; the sentinels' `auth-pass`). */
+  readonly password?: string;
+  /** The sentinels' own password (their `requirepass`; they use it with each other too). */
+  readonly sentinelPassword?: string;
 }
 
 /**
@@ -27,12 +31,20 @@ export class RedisSentinelSetup {
   readonly sentinelPorts: number[] = [];
   readonly #sentinels: ChildProcess[] = [];
   readonly #dir: string;
+  readonly #options: RedisSentinelOptions;
 
-  private constructor(name: string, master: RedisServer, replica: RedisServer, dir: string) {
+  private constructor(
+    name: string,
+    master: RedisServer,
+    replica: RedisServer,
+    dir: string,
+    options: RedisSentinelOptions,
+  ) {
     this.name = name;
     this.master = master;
     this.replica = replica;
     this.#dir = dir;
+    this.#options = options;
   }
 
   /** `host:port,…` of the sentinels (the form `--redis-sentinels` takes). */
@@ -42,12 +54,17 @@ export class RedisSentinelSetup {
 
   static async start(options: RedisSentinelOptions = {}): Promise<RedisSentinelSetup> {
     const name = options.name ?? 'sh-master';
-    const master = await RedisServer.start();
+    const { password, sentinelPassword } = options;
+    const auth = password === undefined ? {} : { password, extraArgs: ['--masterauth', password] };
+    const master = await RedisServer.start(auth);
     let replica: RedisServer | undefined;
     const dir = mkdtempSync(join(tmpdir(), 'session-hub-sentinel-'));
     try {
-      replica = await RedisServer.start({ extraArgs: ['--replicaof', '127.0.0.1', String(master.port)] });
-      const setup = new RedisSentinelSetup(name, master, replica, dir);
+      replica = await RedisServer.start({
+        ...auth,
+        extraArgs: [...(auth.extraArgs ?? []), '--replicaof', '127.0.0.1', String(master.port)],
+      });
+      const setup = new RedisSentinelSetup(name, master, replica, dir, options);
       try {
         await setup.#waitForReplicaLink();
         const count = options.sentinels ?? 3;
@@ -65,6 +82,8 @@ export class RedisSentinelSetup {
               `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
               `sentinel failover-timeout ${name} 10000`,
               `sentinel parallel-syncs ${name} 1`,
+              ...(password === undefined ? [] : [`sentinel auth-pass ${name} ${password}`]),
+              ...(sentinelPassword === undefined ? [] : [`requirepass ${sentinelPassword}`]),
               '',
             ].join('\n'),
           );
@@ -86,7 +105,7 @@ export class RedisSentinelSetup {
 
   /** The port of the master the sentinels currently name. */
   async currentMasterPort(): Promise<number> {
-    const sentinel = new Redis({ port: this.sentinelPorts[0]!, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    const sentinel = this.#sentinelClient(this.sentinelPorts[0]!);
     try {
       const reply = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name)) as [string, string];
       return Number(reply[1]);
@@ -102,6 +121,16 @@ export class RedisSentinelSetup {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
+  #sentinelClient(port: number): Redis {
+    const { sentinelPassword } = this.#options;
+    return new Redis({
+      port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 1,
+      ...(sentinelPassword === undefined ? {} : { password: sentinelPassword }),
+    });
+  }
+
   async #poll(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await check().catch(() => false))) {
@@ -112,7 +141,10 @@ export class RedisSentinelSetup {
 
   async #waitForReplicaLink(): Promise<void> {
     await this.#poll('the replica is not linked to its master', async () => {
-      const redis = new Redis(this.replica.url, { maxRetriesPerRequest: 1 });
+      const redis = new Redis(this.replica.url, {
+        maxRetriesPerRequest: 1,
+        ...(this.#options.password === undefined ? {} : { password: this.#options.password }),
+      });
       try {
         return /master_link_status:up/.test(await redis.info('replication'));
       } finally {
@@ -124,7 +156,7 @@ export class RedisSentinelSetup {
   async #waitForSentinelsToKnowEachOther(count: number): Promise<void> {
     await this.#poll('the sentinels did not discover each other and the replica', async () => {
       for (const port of this.sentinelPorts) {
-        const sentinel = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+        const sentinel = this.#sentinelClient(port);
         try {
           const master = (await sentinel.call('SENTINEL', 'MASTER', this.name)) as string[];
           const field = (name: string): number => Number(master[master.indexOf(name) + 1]);

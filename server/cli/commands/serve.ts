@@ -35,7 +35,13 @@ export const serveCommand: Command = {
 function redisTarget(options: ServeOptions): RedisStoreOptions | undefined {
   if (options.redisCluster !== undefined) return { cluster: options.redisCluster };
   if (options.redisSentinels !== undefined) {
-    return { sentinels: options.redisSentinels, sentinelName: options.redisSentinelName ?? '' };
+    const { redisSentinelPassword: sentinelPassword, redisMasterPassword: masterPassword } = options;
+    return {
+      sentinels: options.redisSentinels,
+      sentinelName: options.redisSentinelName ?? '',
+      ...(sentinelPassword === undefined ? {} : { sentinelAuth: { password: sentinelPassword } }),
+      ...(masterPassword === undefined ? {} : { masterAuth: { password: masterPassword } }),
+    };
   }
   return options.redisUrl === undefined ? undefined : { url: options.redisUrl };
 }
@@ -74,6 +80,7 @@ async function openStore(options: ServeOptions, logger: Logger): Promise<EventSt
       onError,
       ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
       ...(options.redisWaitReplicas === undefined ? {} : { waitReplicas: options.redisWaitReplicas }),
+      ...(options.redisRawReads ? {} : { rawReads: false }),
     });
   } catch (error) {
     throw lastError === undefined ? error : new Error(reasonOf(error), { cause: lastError });

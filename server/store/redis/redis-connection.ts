@@ -2,6 +2,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { StoreRequestError, StoreUnavailableError } from '../event-store.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import { backoffDelay, type BackoffOptions } from '../../../shared/backoff.ts';
+import { GuardedStandaloneConnector, guardedConnector } from './redis-guard.ts';
 
 /** A connection of the Redis engine: one Redis (direct or found through Sentinel), or a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -19,12 +20,22 @@ export type RedisTopology =
       readonly sentinels: readonly string[];
       /** The master name the sentinels monitor. */
       readonly name: string;
+      /** The sentinels' own login (their `requirepass` / ACL user), if they ask for one. */
+      readonly sentinelAuth?: RedisAuth;
+      /** The master's (and its replicas') login, if it asks for one. */
+      readonly masterAuth?: RedisAuth;
     }
   | {
       readonly kind: 'cluster';
       /** Seed node URLs (`redis://[user:pass@]host:port`, `rediss://` for TLS); the rest is discovered. */
       readonly seeds: readonly string[];
     };
+
+/** A Redis login: a password, with an ACL user name or without (the `default` user). */
+export interface RedisAuth {
+  readonly username?: string | undefined;
+  readonly password?: string | undefined;
+}
 
 export interface ConnectionTimeouts {
   readonly connectTimeoutMs: number;
@@ -68,10 +79,24 @@ function parseSeed(text: string): { node: { host: string; port: number }; auth: 
   return { node: { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) }, auth };
 }
 
+/** `auth` as the two ioredis options named (only those set). */
+function login<U extends keyof RedisOptions, P extends keyof RedisOptions>(
+  auth: RedisAuth | undefined,
+  user: U,
+  password: P,
+): Partial<Record<U | P, string>> {
+  const options: Partial<Record<U | P, string>> = {};
+  if (auth?.username !== undefined && auth.username !== '') options[user] = auth.username;
+  if (auth?.password !== undefined && auth.password !== '') options[password] = auth.password;
+  return options;
+}
+
 /** TCP keep-alive of the store's connections: a NAT or balancer that drops idle flows is noticed. */
 export const KEEP_ALIVE_MS = 10_000;
 
 const common = (timeouts: ConnectionTimeouts): RedisOptions => ({
+  // Replies ioredis cannot take fail the connection, not the process (redis-guard.ts); Sentinel swaps its own in.
+  Connector: GuardedStandaloneConnector,
   // The store names its keys itself and must connect at once, whatever a template connection says.
   keyPrefix: '',
   lazyConnect: false,
@@ -148,6 +173,34 @@ function clusterConnections(seeds: readonly string[], timeouts: ConnectionTimeou
   return { command, subscriber };
 }
 
+/** What ioredis reports when a reply arrives with no command waiting for it. */
+const STRAY_REPLY = /^Command queue state error\b/;
+
+/** ioredis reports a refused `SELECT` of the URL's database as an error and goes on, in database 0. */
+const isSelectRefusal = (error: Error): boolean =>
+  (error as Error & { command?: { name?: unknown } }).command?.name === 'select';
+
+/**
+ * Two replies after which a connection is dropped and reconnects (its pending commands fail), before it is ready:
+ * - a reply that no command waits for (something on the path injected it): replies and commands may be paired
+ *   wrongly from then on. Not on a Cluster, whose subscribers get such a push legitimately when a slot moves
+ *   (redis-pubsub.ts);
+ * - a refused `SELECT` (`redis://host/16` on a Redis with 16 databases): ioredis would go on in database 0 and
+ *   write the sessions there. The connection never gets ready, so the store does not open (the error says why).
+ */
+export function dropOnBadReplies(connection: Redis): Redis {
+  connection.on('error', (error: Error) => {
+    if (STRAY_REPLY.test(error.message) || isSelectRefusal(error)) connection.disconnect(true);
+  });
+  return connection;
+}
+
+function dropOnStrayReply(connections: { command: Redis; subscriber: Redis }): RedisConnections {
+  dropOnBadReplies(connections.command);
+  dropOnBadReplies(connections.subscriber);
+  return connections;
+}
+
 /**
  * Open the store's two connections to `topology` (or duplicates of `template`'s settings). Throws
  * `StoreRequestError` on a malformed address; connection trouble is reported later, through the connections.
@@ -158,17 +211,18 @@ export function openRedisConnections(
   template?: Redis,
 ): RedisConnections {
   if (template !== undefined) {
-    return {
-      command: template.duplicate(commandOptions(timeouts)),
-      subscriber: template.duplicate(subscriberOptions(timeouts)),
-    };
+    const connector = guardedConnector(template.options);
+    return dropOnStrayReply({
+      command: template.duplicate({ ...commandOptions(timeouts), ...connector }),
+      subscriber: template.duplicate({ ...subscriberOptions(timeouts), ...connector }),
+    });
   }
   switch (topology.kind) {
     case 'single':
-      return {
+      return dropOnStrayReply({
         command: new Redis(topology.url, commandOptions(timeouts)),
         subscriber: new Redis(topology.url, subscriberOptions(timeouts)),
-      };
+      });
     case 'sentinel': {
       if (topology.sentinels.length === 0) throw new StoreRequestError('Sentinel needs at least one host:port');
       if (topology.name === '') throw new StoreRequestError('Sentinel needs the master name');
@@ -176,11 +230,16 @@ export function openRedisConnections(
         sentinels: topology.sentinels.map((address) => hostPort(address, 'sentinel')),
         name: topology.name,
         role: 'master',
+        ...guardedConnector({ sentinels: [] }),
+        // A sentinel that accepts the connection and never answers must not hold the start (or the close) forever.
+        sentinelCommandTimeout: timeouts.commandTimeoutMs,
+        ...login(topology.sentinelAuth, 'sentinelUsername', 'sentinelPassword'),
+        ...login(topology.masterAuth, 'username', 'password'),
       };
-      return {
+      return dropOnStrayReply({
         command: new Redis({ ...commandOptions(timeouts), ...sentinel }),
         subscriber: new Redis({ ...subscriberOptions(timeouts), ...sentinel }),
-      };
+      });
     }
     case 'cluster':
       return clusterConnections(topology.seeds, timeouts);
@@ -197,11 +256,19 @@ export function topologyOf(options: {
   readonly cluster?: readonly string[] | undefined;
   readonly sentinels?: readonly string[] | undefined;
   readonly sentinelName?: string | undefined;
+  readonly sentinelAuth?: RedisAuth | undefined;
+  readonly masterAuth?: RedisAuth | undefined;
   readonly url?: string | undefined;
 }): RedisTopology {
   if (options.cluster !== undefined) return { kind: 'cluster', seeds: options.cluster };
   if (options.sentinels !== undefined) {
-    return { kind: 'sentinel', sentinels: options.sentinels, name: options.sentinelName ?? '' };
+    return {
+      kind: 'sentinel',
+      sentinels: options.sentinels,
+      name: options.sentinelName ?? '',
+      ...(options.sentinelAuth === undefined ? {} : { sentinelAuth: options.sentinelAuth }),
+      ...(options.masterAuth === undefined ? {} : { masterAuth: options.masterAuth }),
+    };
   }
   return { kind: 'single', url: options.url ?? 'redis://127.0.0.1:6379' };
 }

@@ -40,6 +40,8 @@ const nonEmpty = (value: unknown): string | undefined =>
 
 interface PendingReplies {
   readonly scanner: RespReplyScanner;
+  /** When the reply became the one awaited (the first of the queue): its total time counts from there. */
+  since: number;
   /** A login command (AUTH, SELECT): anything but `+OK` fails the connection before a later reply is handed out. */
   readonly login: boolean;
   readonly resolve: (bytes: Buffer) => void;
@@ -50,6 +52,22 @@ interface PendingReplies {
 class PageConnectionLost extends Error {
   override readonly name = 'PageConnectionLost';
 }
+
+/** A page's replies grew past `maxReplyBytes`: read fewer entries (the bytes so far were dropped with the socket). */
+export class PageTooLarge extends StoreUnavailableError {}
+
+/** Bounds of one read on the catch-up socket. */
+export interface PageReadLimits {
+  /** No byte for this long while a reply is awaited: the read fails (`StoreUnavailableError`). */
+  readonly idleTimeoutMs: number;
+  /** The reply not complete this long after it became the awaited one (bytes dripping in): the read fails. */
+  readonly maxReadMs: number;
+  /** A reply growing past this many bytes fails the read with `PageTooLarge` before more is buffered. */
+  readonly maxReplyBytes: number;
+}
+
+/** The name the catch-up socket gives itself (`CLIENT LIST` tells it from the store's ioredis connections). */
+export const PAGE_CONNECTION_NAME = 'session-hub:catch-up';
 
 /** After a failure the socket rests 1 s before the next try, doubling up to 30 s; a success resets it. */
 const REST: BackoffOptions = { initialDelayMs: 1_000, maxDelayMs: 30_000, factor: 2 };
@@ -66,7 +84,7 @@ const command = (...args: string[]): string =>
  */
 export class RedisPageConnection {
   readonly #target: () => PageTarget | undefined;
-  readonly #timeoutMs: number;
+  readonly #limits: PageReadLimits;
   #socket: Socket | undefined;
   #address = '';
   #queue: PendingReplies[] = [];
@@ -80,15 +98,23 @@ export class RedisPageConnection {
   #answered = false;
   /** Armed while replies are awaited, restarted by every byte that arrives. */
   #progress: ReturnType<typeof setTimeout> | undefined;
+  /** Why the last read returned undefined (for the store's log line when it falls back to ioredis). */
+  #whyNot = '';
 
-  constructor(target: () => PageTarget | undefined, timeoutMs: number) {
+  constructor(target: () => PageTarget | undefined, limits: PageReadLimits) {
     this.#target = target;
-    this.#timeoutMs = timeoutMs;
+    this.#limits = limits;
+  }
+
+  /** Why the last `read` could not read (it returned undefined). */
+  get whyNot(): string {
+    return this.#whyNot;
   }
 
   /**
    * Read a page; undefined when this connection cannot (closed, no target, resting after a failure, or it failed:
-   * the caller reads the usual way). No reply within the command timeout rejects with `StoreUnavailableError`; an
+   * the caller reads the usual way; `whyNot` says why). No byte for the idle timeout, or a reply not complete
+   * within `maxReadMs`, rejects with `StoreUnavailableError`; replies over `maxReplyBytes` with `PageTooLarge`; an
    * error reply with a `ReplyError`; a malformed entry with `StoreDataError`.
    */
   async read(keys: SessionKeys, sessionId: string, fromSeq: number, limit: number): Promise<RespPage | undefined> {
@@ -100,7 +126,10 @@ export class RedisPageConnection {
       return parsePageReplies(await this.#replies(3, false), sessionId, fromSeq);
     } catch (error) {
       if (error instanceof RespProtocolError) this.#lost(socket, error.message);
-      if (error instanceof PageConnectionLost || error instanceof RespProtocolError) return undefined;
+      if (error instanceof PageConnectionLost || error instanceof RespProtocolError) {
+        this.#whyNot = error.message;
+        return undefined;
+      }
       throw error;
     }
   }
@@ -118,9 +147,10 @@ export class RedisPageConnection {
   }
 
   #connected(): Socket | undefined {
-    if (this.#closed || Date.now() < this.#restUntil) return undefined;
+    if (this.#closed) return this.#cannot('the store is closed');
+    if (Date.now() < this.#restUntil) return this.#cannot('resting after a failed connection');
     const target = this.#target();
-    if (target === undefined) return undefined;
+    if (target === undefined) return this.#cannot('no plain TCP Redis to read from (a Cluster, TLS, or not ready)');
     const address = `${target.host}:${target.port}/${target.db}`;
     if (this.#socket !== undefined && address === this.#address) return this.#socket;
     this.#fail(new PageConnectionLost('the command connection moved'));
@@ -138,7 +168,15 @@ export class RedisPageConnection {
       this.#login(socket, auth);
     }
     if (target.db !== 0) this.#login(socket, ['SELECT', String(target.db)]);
+    // Named for CLIENT LIST; a refusal (an ACL user without CLIENT) does not stop the reads.
+    socket.write(command('CLIENT', 'SETNAME', PAGE_CONNECTION_NAME));
+    this.#replies(1, false).catch(() => undefined);
     return socket;
+  }
+
+  #cannot(why: string): undefined {
+    this.#whyNot = why;
+    return undefined;
   }
 
   /** Send a login command; its refusal fails the connection in `#deliver`, before the reads behind it. */
@@ -149,8 +187,8 @@ export class RedisPageConnection {
 
   #replies(count: number, login: boolean): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ scanner: new RespReplyScanner(count), login, resolve, reject });
-      this.#progress ??= setTimeout(() => this.#timedOut(), this.#timeoutMs).unref();
+      this.#queue.push({ scanner: new RespReplyScanner(count), since: Date.now(), login, resolve, reject });
+      this.#progress ??= setTimeout(() => this.#timedOut(), this.#limits.idleTimeoutMs).unref();
     });
   }
 
@@ -162,7 +200,7 @@ export class RedisPageConnection {
   #timedOut(): void {
     this.#progress = undefined;
     if (this.#socket === undefined) return;
-    this.#fail(new StoreUnavailableError(`redis read: no reply within ${this.#timeoutMs} ms`));
+    this.#fail(new StoreUnavailableError(`redis read: no reply within ${this.#limits.idleTimeoutMs} ms`));
   }
 
   #onData(socket: Socket, chunk: Buffer): void {
@@ -176,7 +214,9 @@ export class RedisPageConnection {
         // The last reply's size first (the pages of a replay are alike), then doubling: each byte is copied about
         // once. The hint is capped, so one huge page does not make every later one allocate as much.
         const hint = Math.min(this.#lastReplyBytes, 8 * needed);
-        const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.#data.length, hint));
+        const wanted = Math.max(needed, 2 * this.#data.length, hint);
+        // Never more than the cap allows (a reply past it fails below, with what was buffered).
+        const grown = Buffer.allocUnsafe(Math.min(wanted, Math.max(needed, this.#limits.maxReplyBytes + 1)));
         this.#data.copy(grown, 0, 0, this.#length);
         this.#data = grown;
       }
@@ -189,8 +229,19 @@ export class RedisPageConnection {
       this.#lost(socket, (error as Error).message);
       return;
     }
-    if (this.#queue.length > 0) this.#progress?.refresh();
-    else this.#stopProgress();
+    const head = this.#queue[0];
+    if (head === undefined) {
+      this.#stopProgress();
+      return;
+    }
+    const { maxReplyBytes, maxReadMs } = this.#limits;
+    if (this.#length > maxReplyBytes) {
+      this.#fail(new PageTooLarge(`redis read: a reply over ${maxReplyBytes} bytes (dropped)`));
+    } else if (Date.now() - head.since > maxReadMs) {
+      this.#fail(new StoreUnavailableError(`redis read: the reply was not complete within ${maxReadMs} ms`));
+    } else {
+      this.#progress?.refresh();
+    }
   }
 
   #stopProgress(): void {
@@ -209,6 +260,7 @@ export class RedisPageConnection {
       if (head.login && bytes[0] !== 0x2b)
         throw new PageConnectionLost(`login refused: ${bytes.toString('utf8', 1).trim()}`);
       this.#queue.shift();
+      if (this.#queue[0] !== undefined) this.#queue[0].since = Date.now();
       if (!head.login) {
         this.#answered = true;
         this.#failures = 0;

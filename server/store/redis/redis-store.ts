@@ -20,7 +20,7 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries, streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
+import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
 import { toStoreError } from './redis-errors.ts';
 import {
   checkKeyPrefix,
@@ -32,17 +32,24 @@ import {
   type SessionKeys,
 } from './redis-keys.ts';
 import { RedisNotifications } from './redis-notifications.ts';
-import { readPageInMulti } from './redis-page-multi.ts';
-import { pageTargetOf, RedisPageConnection } from './redis-page-connection.ts';
+import { CatchUpReader } from './redis-catch-up.ts';
+import type { StoreCounters } from '../../metrics.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
-import { connectionReady, dataNodes, openRedisConnections, topologyOf, type RedisClient } from './redis-connection.ts';
+import {
+  connectionReady,
+  dataNodes,
+  openRedisConnections,
+  topologyOf,
+  type RedisAuth,
+  type RedisClient,
+} from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
 import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
-import { ReplicaWait } from './replica-wait.ts';
+import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -58,6 +65,10 @@ export interface RedisStoreOptions {
   readonly sentinels?: readonly string[];
   /** The master name the sentinels monitor (required with `sentinels`). */
   readonly sentinelName?: string;
+  /** The sentinels' own login (`requirepass` / ACL user of the sentinels), when they ask for one. */
+  readonly sentinelAuth?: RedisAuth;
+  /** With `sentinels`: the master's login (its `requirepass` / ACL user), when it asks for one. */
+  readonly masterAuth?: RedisAuth;
   /**
    * Replicas that must have a commit (Redis `WAIT`) before it is acknowledged; fewer within half the command timeout
    * fails the commit with `StoreUnavailableError` (`maybeCommitted`: retry with its key). Default 0 (no wait).
@@ -76,6 +87,12 @@ export interface RedisStoreOptions {
   readonly connectTimeoutMs?: number;
   /** Connection trouble and bad notifications go here (once per outage). Default: a process warning. */
   readonly onError?: StoreErrorReporter;
+  /** Catch-up pages over a raw RESP socket where the topology allows it (default); false: through ioredis. */
+  readonly rawReads?: boolean;
+  /** A raw catch-up reply over this many bytes is dropped and read again in fewer entries. Default 64 MiB. */
+  readonly maxReadReplyBytes?: number;
+  /** A raw catch-up reply not complete this long after it was awaited fails the read. Default 5 × command timeout. */
+  readonly maxReadMs?: number;
 }
 
 interface ScriptCommands {
@@ -102,12 +119,13 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
-  /** Catch-up pages in raw RESP where the topology allows (not on a Cluster, nor over TLS). */
-  readonly #pages: RedisPageConnection;
+  /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
+  readonly #catchUp: CatchUpReader;
   readonly #isCluster: boolean;
-  readonly #waitReplicas: number;
   /** Commits that wait for `waitReplicas` replicas (undefined when none is awaited). */
   readonly #replicaWait: ReplicaWait | undefined;
+  /** Every connection the store opened (command, subscriber, and the replicated commits' own, if any). */
+  readonly #connections: RedisClient[];
   readonly #notifications: RedisNotifications;
   readonly #commandTimeoutMs: number;
   readonly #connectTimeoutMs: number;
@@ -121,8 +139,8 @@ export class RedisStore implements EventStore {
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 3000;
     this.#report = options.onError ?? reportAsWarning;
-    this.#waitReplicas = options.waitReplicas ?? 0;
-    if (!Number.isSafeInteger(this.#waitReplicas) || this.#waitReplicas < 0 || this.#waitReplicas > 100) {
+    const waitReplicas = options.waitReplicas ?? 0;
+    if (!Number.isSafeInteger(waitReplicas) || waitReplicas < 0 || waitReplicas > 100) {
       throw new StoreRequestError('waitReplicas must be an integer from 0 to 100');
     }
     const timeouts = { connectTimeoutMs: this.#connectTimeoutMs, commandTimeoutMs: this.#commandTimeoutMs };
@@ -131,19 +149,22 @@ export class RedisStore implements EventStore {
     this.#isCluster = command instanceof Cluster;
     const transport = pubSubTransport(subscriber, this.#commandTimeoutMs);
     const publish = transport.publishCommand;
-    command.defineCommand('shCommit', { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) });
+    const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
+    command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
-    this.#pages = new RedisPageConnection(() => pageTargetOf(command), this.#commandTimeoutMs);
-    command.on('ready', () => this.#pages.reset()); // after a reconnect the master may sit behind the same address
-    const waitTimeoutMs = Math.max(1, Math.floor(this.#commandTimeoutMs / 2));
-    this.#replicaWait =
-      this.#waitReplicas === 0
-        ? undefined
-        : new ReplicaWait(this.#redis, this.#waitReplicas, waitTimeoutMs, !this.#isCluster);
+    this.#catchUp = new CatchUpReader(command, {
+      ...options,
+      commandTimeoutMs: this.#commandTimeoutMs,
+      report: this.#report,
+      call: (send) => this.#call('read', false, send),
+    });
+    const replicated = openReplicaWait(this.#redis, waitReplicas, this.#commandTimeoutMs, commitScript);
+    this.#replicaWait = replicated?.wait;
+    this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    for (const connection of [command, this.#subscriber]) {
+    for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
         this.#outageReported = false;
@@ -197,7 +218,7 @@ export class RedisStore implements EventStore {
 
   /** Resolves when both connections are ready (at once if they are), rejects after the connect timeout. */
   async whenReady(timeoutMs = this.#connectTimeoutMs): Promise<void> {
-    await Promise.all([this.#redis, this.#subscriber].map((connection) => connectionReady(connection, timeoutMs)));
+    await Promise.all(this.#connections.map((connection) => connectionReady(connection, timeoutMs)));
   }
 
   /** The Redis keys of a session (for tools and tests). */
@@ -210,6 +231,9 @@ export class RedisStore implements EventStore {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
     const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !Number.isSafeInteger(reply[1])) {
+      throw new StoreUnavailableError("redis head: the reply is not the head script's");
+    }
     const [epoch, length] = reply as [string, number];
     return { epoch, headSeq: length - 1 };
   }
@@ -245,6 +269,10 @@ export class RedisStore implements EventStore {
     const reply = await this.#call('commit', true, () =>
       this.#replicaWait === undefined ? this.#redis.shCommit(...args) : this.#replicaWait.commit(args),
     );
+    if (!Array.isArray(reply) || reply.length !== 3) {
+      // Not the script's answer (a connection whose replies went astray): the commit may have run.
+      throw new StoreUnavailableError("redis commit: the reply is not the commit script's", { maybeCommitted: true });
+    }
     const [status, epoch, detail] = reply as [string, string, string | string[]];
     if (status === 'committed') {
       const time = Number(detail);
@@ -309,20 +337,15 @@ export class RedisStore implements EventStore {
     return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
   }
 
-  /**
-   * Over the catch-up connection (redis-page-connection.ts) when it can read the page and the epoch did not change
-   * between its two `GET`s (a log started or was deleted meanwhile); otherwise in one `MULTI` (redis-page-multi.ts).
-   */
+  /** See `CatchUpReader.read` (redis-catch-up.ts). */
   async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    const raw = await this.#call('read', false, () => this.#pages.read(keys, sessionId, fromSeq, limit));
-    if (raw !== undefined && raw.epochBefore === raw.epochAfter) return storedPage(raw.epochBefore, fromSeq, () => raw);
-    const { epoch, entries } = await this.#readInMulti(keys, fromSeq, limit);
-    return storedPage(epoch, fromSeq, () => streamEntryParts(sessionId, fromSeq, entries));
+    return this.#catchUp.read(keys, sessionId, fromSeq, limit);
   }
 
-  #readInMulti(keys: SessionKeys, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
-    return this.#call('read', false, () => readPageInMulti(this.#redis, keys, fromSeq, limit));
+  /** Counts kept for the metrics: catch-up pages read through ioredis although the raw reader is on. */
+  get counters(): StoreCounters {
+    return this.#catchUp.counters;
   }
 
   /** The session's keys, once the read is checked and the session's notifications are active (reads wait for it). */
@@ -374,9 +397,9 @@ export class RedisStore implements EventStore {
 
   async close(): Promise<void> {
     this.#notifications.close();
-    this.#pages.close();
+    this.#catchUp.close();
     await Promise.all(
-      [this.#redis, this.#subscriber].map((connection) =>
+      this.#connections.map((connection) =>
         connection.status === 'ready'
           ? connection.quit().then(
               () => undefined,
@@ -415,11 +438,4 @@ export class RedisStore implements EventStore {
     this.#outageReported = true;
     this.#report(new StoreUnavailableError(`redis connection: ${error.message}`, { cause: error }));
   }
-}
-
-/** A session without an epoch reads as empty, whatever its stream holds (its entries are not even checked). */
-function storedPage(epoch: string, firstSeq: number, parts: () => Pick<StoredPage, 'bodies' | 'times'>): StoredPage {
-  if (epoch === '') return { epoch: undefined, firstSeq, bodies: [], times: [] };
-  const { bodies, times } = parts();
-  return { epoch, firstSeq, bodies, times };
 }
