@@ -45,6 +45,8 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
+import { RedisSnapshots } from './redis-snapshots.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -101,6 +103,7 @@ export class RedisStore implements EventStore {
   readonly engine = 'redis';
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
+  readonly snapshots: SnapshotStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages in raw RESP where the topology allows (not on a Cluster, nor over TLS). */
@@ -134,7 +137,7 @@ export class RedisStore implements EventStore {
     const publish = transport.publishCommand;
     command.defineCommand('shCommit', { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) });
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#pages = new RedisPageConnection(() => pageTargetOf(command), this.#commandTimeoutMs);
     command.on('ready', () => this.#pages.reset()); // after a reconnect the master may sit behind the same address
@@ -144,6 +147,9 @@ export class RedisStore implements EventStore {
         ? undefined
         : new ReplicaWait(this.#redis, this.#waitReplicas, waitTimeoutMs, !this.#isCluster);
     this.presence = new RedisPresence(command, this.keyPrefix);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
+      this.#call(operation, false, send),
+    );
     for (const connection of [command, this.#subscriber]) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
@@ -375,7 +381,7 @@ export class RedisStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
     const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.channel),
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.channel),
     );
     return Number(deleted) > 0;
   }
