@@ -87,6 +87,11 @@ export default tseslint.config(
       why: 'fanout/ consumes the store; transports call in (hub.ts wires them).',
     },
     {
+      files: ['server/snapshot/**/*.ts'],
+      forbid: ['append', 'fanout', 'ws', 'http', 'cli', 'hub.ts', 'client'],
+      why: 'snapshot/ builds from the store what commits trigger; transports read through it (hub.ts wires them).',
+    },
+    {
       files: ['server/ws/**/*.ts', 'server/http/**/*.ts'],
       forbid: ['cli', 'hub.ts', 'client'],
       why: 'transports are wired by hub.ts and know nothing of the CLI.',

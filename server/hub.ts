@@ -21,6 +21,8 @@ import { SessionCache } from './append/session-cache.ts';
 import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
+import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
+import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -70,6 +72,15 @@ export function createHub(input: HubConfig): Hub {
     idleMs: config.sessionCacheIdleMs,
     lifecycle: config.lifecycle === 'enforce',
   });
+  // Snapshots are built off the append path, from this node's own commits once they are acked.
+  const snapshots = new SnapshotBuilder({
+    store,
+    policy: resolveSnapshotPolicy(input.snapshots),
+    nodeName,
+    logger,
+    metrics,
+    pageSize: limits.catchUpPageSize,
+  });
   const pipeline = new AppendPipeline({
     store,
     cache,
@@ -80,7 +91,10 @@ export function createHub(input: HubConfig): Hub {
     // This node's commits reach its subscribers from here (after the acks), other nodes' through the store watch.
     localCommits: {
       started: (sessionId) => channels.ownCommitStarted(sessionId),
-      finished: (sessionId, batch) => channels.ownCommitFinished(sessionId, batch),
+      finished: (sessionId, batch, bytes) => {
+        channels.ownCommitFinished(sessionId, batch);
+        if (batch !== undefined) snapshots.observe(batch, bytes ?? 0);
+      },
     },
   });
   const stopReconnectWatch = store.onReconnect(() => {
@@ -260,6 +274,7 @@ export function createHub(input: HubConfig): Hub {
     await presence.close();
     await closeSockets();
     channels.closeAll();
+    await snapshots.close();
     stopReconnectWatch();
     cache.clear();
     clearInterval(sweepTimer);
