@@ -333,6 +333,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       case 'events':
       case 'live':
       case 'reset':
+      case 'snapshot':
       case 'presence':
         this.#subscriptions.get(message.sessionId)?.handle(message);
         return;

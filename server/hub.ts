@@ -23,6 +23,7 @@ import { PendingConnections, type PendingTicket } from './limits/pending-connect
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
 import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
 import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
+import { SnapshotSource } from './snapshot/snapshot-source.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -81,6 +82,7 @@ export function createHub(input: HubConfig): Hub {
     metrics,
     pageSize: limits.catchUpPageSize,
   });
+  const snapshotSource = new SnapshotSource({ store, builder: snapshots, metrics, logger });
   const pipeline = new AppendPipeline({
     store,
     cache,
@@ -177,6 +179,7 @@ export function createHub(input: HubConfig): Hub {
     maxSubscriptions: limits.maxSubscriptionsPerConnection,
     nodeSubscriptions: subscriptionBudget,
     presence,
+    snapshots: snapshotSource,
     principalRate,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {
