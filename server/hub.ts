@@ -144,6 +144,7 @@ export function createHub(input: HubConfig): Hub {
     nodeName,
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+    snapshots: snapshotSource,
   });
   const server = createServer(
     {
