@@ -102,10 +102,12 @@ describe('subscribe from a hub snapshot (two hub nodes, one Redis)', () => {
     const kept = first.snapshot();
     first.close();
 
-    // Current: the hub answers `state: null` and the copy goes on from its own last seq.
+    // Current (the copy ends at the last turn end, where the hub's snapshot is at most): the hub answers
+    // `state: null` and the copy goes on from its own last seq, also through what is written after.
+    const resumed = client(0).subscribe(sessionId, { resume: kept, from: 'snapshot' });
+    await resumed.whenLive();
     await writeTurn(writer, 2, 3);
     await writer.flush();
-    const resumed = client(0).subscribe(sessionId, { resume: kept, from: 'snapshot' });
     await untilSeq(resumed, writer.nextSeq - 1);
     expect(resumed.snapshotSeq).toBeUndefined();
     expect(resumed.fromSeq).toBe(0);
