@@ -8,7 +8,16 @@ export interface BenchOptions {
   readonly profile: boolean;
 }
 
-export const SCENARIO_NAMES = ['append', 'fanout', 'catchup', 'memory', 'projection', 'warmup', 'cluster'] as const;
+export const SCENARIO_NAMES = [
+  'append',
+  'fanout',
+  'catchup',
+  'memory',
+  'projection',
+  'warmup',
+  'cluster',
+  'join',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 function isScenarioName(name: string): name is ScenarioName {

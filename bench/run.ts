@@ -15,6 +15,7 @@ import { runAppend } from './scenarios/append.ts';
 import { runCatchUp } from './scenarios/catchup.ts';
 import { runCluster } from './scenarios/cluster.ts';
 import { runFanout } from './scenarios/fanout.ts';
+import { runJoin } from './scenarios/join.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
@@ -37,6 +38,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   projection: (context) => runProjection(context.quick),
   warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
+  join: (context) => runJoin(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

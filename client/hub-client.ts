@@ -336,6 +336,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       case 'events':
       case 'live':
       case 'reset':
+      case 'snapshot':
       case 'presence':
         this.#subscriptions.get(message.sessionId)?.handle(message);
         return;

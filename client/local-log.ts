@@ -20,9 +20,10 @@ export class LocalLog {
   #startSeq: number;
   #projector: MessageProjector | undefined;
 
-  constructor(startSeq: number, seed: readonly SessionEvent[] = []) {
+  /** `base`: the projector of the log's seqs 0..startSeq-1 (a hub snapshot), so messages are exact from the start. */
+  constructor(startSeq: number, seed: readonly SessionEvent[] = [], base?: MessageProjector) {
     this.#startSeq = startSeq;
-    this.#projector = startSeq === 0 ? new MessageProjector() : undefined;
+    this.#projector = base ?? (startSeq === 0 ? new MessageProjector() : undefined);
     for (const event of seed) {
       if (this.offer(event).kind !== 'accepted') throw new RangeError(`seed event ${event.seq} is out of order`);
     }
@@ -43,7 +44,7 @@ export class LocalLog {
     return this.#startSeq + this.#events.length - 1;
   }
 
-  /** True when the copy starts at seq 0, so `messages` equals `deriveMessages` of the log so far. */
+  /** True when the copy starts at seq 0 or on a snapshot, so `messages` equals `deriveMessages` of the log so far. */
   get complete(): boolean {
     return this.#projector !== undefined;
   }
@@ -62,6 +63,13 @@ export class LocalLog {
     const change: ProjectionChange = this.#projector?.apply(frozen) ?? { kind: 'unchanged' };
     this.#events.push(frozen);
     return { kind: 'accepted', change };
+  }
+
+  /** Start again after a hub snapshot: `base` is the projection of seqs 0..base.length-1; no events held. */
+  adopt(base: MessageProjector): void {
+    this.#events = [];
+    this.#startSeq = base.length;
+    this.#projector = base;
   }
 
   /** Forget everything and start again from seq 0 (the session's data was replaced: epoch changed). */

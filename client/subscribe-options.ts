@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../shared/events.ts';
 import { SessionLogError } from '../shared/errors.ts';
-import { Session } from '../shared/index.ts';
+import { MessageProjector, Session, type ProjectorState } from '../shared/index.ts';
 import { HubClientError } from './errors.ts';
 
 /**
@@ -13,6 +13,11 @@ export interface SubscriptionSnapshot {
   readonly epoch: string | null;
   /** The local copy of the log: ascending, contiguous seqs (from seq 0 when the subscription started there). */
   readonly events: readonly SessionEvent[];
+  /**
+   * When the subscription started on a hub snapshot (`from: 'snapshot'`): the snapshot's projector state, the
+   * projection of the seqs before `events` (so a resumed copy derives exact messages without the older events).
+   */
+  readonly base?: ProjectorState;
 }
 
 /**
@@ -28,6 +33,12 @@ export type SubscribeOptions = (
   readonly presence?: boolean;
   /** How this subscription is named to other watchers (at most 128 characters). */
   readonly label?: string;
+  /**
+   * `'snapshot'`: start from the hub's projection snapshot (messages exact at once, `events` holds only the tail
+   * after it, `snapshotSeq` says where). With `resume`, the kept copy is used when it is of the session's epoch and
+   * at or past the hub's snapshot, else the hub's snapshot replaces it (never a mix of two epochs).
+   */
+  readonly from?: 'snapshot';
 };
 
 /** The checked start of a subscription. */
@@ -36,9 +47,13 @@ export interface SubscriptionStart {
   readonly epoch: string | undefined;
   /** Events the local copy starts with (checked: contiguous from `fromSeq`, a valid log when `fromSeq` is 0). */
   readonly events: readonly SessionEvent[];
+  /** The projection of the seqs before `fromSeq` (a resumed copy that started on a hub snapshot). */
+  readonly base?: MessageProjector;
+  /** Ask the hub for its snapshot (`from: 'snapshot'`). */
+  readonly fromSnapshot?: boolean;
 }
 
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['fromSeq', 'epoch', 'resume', 'presence', 'label']);
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['fromSeq', 'epoch', 'resume', 'presence', 'label', 'from']);
 /** Longest epoch accepted (the hub's are UUIDs). */
 const MAX_EPOCH_LENGTH = 256;
 
@@ -60,7 +75,14 @@ export function subscriptionStart(sessionId: string, options: unknown): Subscrip
     if (!KNOWN_OPTIONS.has(key))
       refuse(`unknown option ${JSON.stringify(key)} (fromSeq, epoch, resume, presence, label)`);
   }
-  const { fromSeq, epoch, resume } = record;
+  const { fromSeq, epoch, resume, from } = record;
+  if (from !== undefined) {
+    if (from !== 'snapshot') refuse(`from must be 'snapshot'`);
+    if (fromSeq !== undefined || epoch !== undefined) refuse('from: snapshot starts where the snapshot ends');
+    const start =
+      resume === undefined ? { fromSeq: 0, epoch: undefined, events: [] } : fromSnapshot(sessionId, resume, refuse);
+    return { ...start, fromSnapshot: true };
+  }
   if (resume !== undefined) {
     if (fromSeq !== undefined || epoch !== undefined) refuse('resume carries its own fromSeq and epoch');
     return fromSnapshot(sessionId, resume, refuse);
@@ -84,7 +106,7 @@ function fromSnapshot(
   refuse: (message: string, cause?: unknown) => never,
 ): SubscriptionStart {
   if (typeof snapshot !== 'object' || snapshot === null) refuse('resume must be a snapshot');
-  const { sessionId: id, epoch, events } = snapshot as Record<string, unknown>;
+  const { sessionId: id, epoch, events, base } = snapshot as Record<string, unknown>;
   if (id !== sessionId) refuse(`resume holds a snapshot of ${JSON.stringify(id)}`);
   if (!Array.isArray(events)) refuse('resume.events must be an array');
   const list = events as unknown[];
@@ -97,6 +119,12 @@ function fromSnapshot(
   const fromSeq = first === undefined ? 0 : first.seq;
   if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0) refuse('resume.events[0].seq must be a seq');
   try {
+    if (base !== undefined) {
+      const projector = MessageProjector.fromState(base);
+      if (projector.length !== fromSeq && list.length > 0) refuse('resume.base does not end before resume.events');
+      const start = list.length === 0 ? projector.length : (fromSeq as number);
+      return { fromSeq: start, epoch: epoch as string, events: checkContiguous(list, start), base: projector };
+    }
     // From seq 0 the snapshot is a whole log: re-checked as the core replays one (envelope, data shapes, surface
     // rules), so the messages derived from it are what the hub's log derives. From a later seq only its order is.
     const checked =

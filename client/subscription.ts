@@ -1,5 +1,13 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import type { ClientMessage, ErrorMessage, EventsMessage, ServerMessage, Watcher } from '../shared/protocol.ts';
+import type {
+  ClientMessage,
+  ErrorMessage,
+  EventsMessage,
+  ServerMessage,
+  SnapshotMessage,
+  Watcher,
+} from '../shared/protocol.ts';
+import { MessageProjector, type ProjectorState } from '../shared/index.ts';
 import { Emitter, emitError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { PushIterator } from './event-iterator.ts';
@@ -41,13 +49,19 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   #retries = 0;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #finalError: HubClientError | undefined;
+  /** Ask the hub for its snapshot on every (re)subscribe (`from: 'snapshot'`). */
+  readonly #fromSnapshot: boolean;
+  /** The hub snapshot the local copy starts on (its state and seq), if any. */
+  #base: { readonly state: ProjectorState; readonly seq: number } | undefined;
 
   /** @internal Created by `HubClient.subscribe`. */
   constructor(link: SubscriptionLink, sessionId: string, start: SubscriptionStart, presence?: PresenceRequest) {
     super(link.onListenerError);
     this.#link = link;
     this.sessionId = sessionId;
-    this.#log = new LocalLog(start.fromSeq, start.events);
+    this.#log = new LocalLog(start.fromSeq, start.events, start.base);
+    if (start.base !== undefined) this.#base = { state: start.base.exportState(), seq: start.fromSeq - 1 };
+    this.#fromSnapshot = start.fromSnapshot === true;
     this.#epoch = start.epoch;
     this.#presence = new PresenceView(presence);
   }
@@ -63,6 +77,14 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   /** The local copy of the log, ascending and contiguous from `fromSeq` (seq 0 after a reset). */
   get events(): readonly SessionEvent[] {
     return this.#log.events;
+  }
+  /**
+   * Seq of the hub snapshot the local copy starts on (`from: 'snapshot'`): `events` holds only the events after it,
+   * `messages` are exact all the same. -1 when the hub had no snapshot (the events then start at seq 0); undefined
+   * when the copy did not start on a snapshot. Older events stay readable with `client.readLog` (paged).
+   */
+  get snapshotSeq(): number | undefined {
+    return this.#base?.seq;
   }
   /** First seq of the local copy. */
   get fromSeq(): number {
@@ -98,7 +120,8 @@ export class Subscription extends Emitter<SubscriptionEvents> {
    * are the local copy's, frozen): store it as is (IndexedDB, `JSON.stringify`).
    */
   snapshot(): SubscriptionSnapshot {
-    return { sessionId: this.sessionId, epoch: this.#epoch ?? null, events: [...this.#log.events] };
+    const kept = { sessionId: this.sessionId, epoch: this.#epoch ?? null, events: [...this.#log.events] };
+    return this.#base === undefined || this.#base.seq < 0 ? kept : { ...kept, base: this.#base.state };
   }
 
   /** Resolves once the subscription is live (caught up); rejects if it closes first. */
@@ -175,6 +198,9 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       case 'reset':
         this.#onReset(message.epoch);
         break;
+      case 'snapshot':
+        if (this.#state === 'subscribing') this.#onSnapshot(message);
+        break;
       case 'presence':
         this.emit('presence', this.#presence.update(message));
         break;
@@ -196,15 +222,52 @@ export class Subscription extends Emitter<SubscriptionEvents> {
     this.#requestId = id;
     this.#link.requests.track(id, { onReply: (reply) => this.#onReply(id, reply), onLost: () => undefined });
     this.#state = 'subscribing';
-    const fromSeq = this.#log.lastSeq + 1;
+    // From a snapshot, a copy that cannot derive exact messages (a resume from a later seq) claims no position.
+    const claims = !this.#fromSnapshot || this.#log.complete;
+    const fromSeq = claims ? this.#log.lastSeq + 1 : 0;
     this.#send({
       type: 'subscribe',
       id,
       sessionId: this.sessionId,
       fromSeq,
-      ...(this.#epoch === undefined ? {} : { epoch: this.#epoch }),
+      ...(this.#epoch === undefined || !claims ? {} : { epoch: this.#epoch }),
       ...this.#presence.requestFields,
+      ...(this.#fromSnapshot ? { snapshot: true } : {}),
     });
+  }
+
+  /**
+   * The hub's snapshot, before `subscribed`: adopt it (the copy restarts on it, messages exact at once), unless it
+   * says our copy is current (`state: null`). A snapshot of another epoch than ours is a reset of what we held.
+   */
+  #onSnapshot(message: SnapshotMessage): void {
+    if (message.state === null) return;
+    let base: MessageProjector;
+    try {
+      base = MessageProjector.fromState(message.state);
+      if (base.length !== message.seq + 1) throw new RangeError(`its state ends at ${base.length - 1}`);
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      this.#fail(
+        new HubClientError(ClientErrorCode.PROTOCOL, `snapshot of ${this.sessionId} is malformed: ${reason}`, {
+          sessionId: this.sessionId,
+          cause,
+        }),
+      );
+      return;
+    }
+    const epoch = knownEpoch(message.epoch);
+    const held = this.#log.events.length > 0 || this.#log.startSeq > 0;
+    const before = this.#log.messages.length;
+    if (held && epoch !== this.#epoch) this.emit('reset', message.epoch);
+    if (this.#state === 'closed') return;
+    this.#epoch = epoch;
+    this.#log.adopt(base);
+    this.#base = { state: message.state, seq: message.seq };
+    if (before > 0 || base.messages.length > 0) {
+      const change = { kind: 'replaced', start: 0, deleteCount: before, messages: base.messages } as const;
+      this.emit('messages', change, this.#log.messages);
+    }
   }
 
   /** Drop the hub-side subscription (if any) and subscribe again from `lastSeq + 1`. */
@@ -301,6 +364,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
     if (known === this.#epoch && this.#log.startSeq === 0 && this.#log.events.length === 0) return;
     this.#epoch = known;
     this.#log.reset();
+    this.#base = undefined;
     // The hub restarts the subscription from seq 0 after a reset; should it not, the next event or `live`
     // reveals a gap and the subscription is renewed from seq 0.
     if (this.#state === 'live') this.#state = 'catching-up';
@@ -340,6 +404,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   #onLostTail(): void {
     this.#forgetRequest();
     this.#log.reset();
+    this.#base = undefined;
     this.emit('reset', this.#epoch!);
     if (this.#state === 'closed') return;
     this.#resubscribe();

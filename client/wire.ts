@@ -7,6 +7,7 @@ import { frameBytes } from './transport.ts';
 /** Every server message type of protocol v1 (the record makes the compiler check the list is complete). */
 const KNOWN_SERVER_TYPES: Readonly<Record<ServerMessage['type'], true>> = {
   welcome: true,
+  snapshot: true,
   subscribed: true,
   events: true,
   live: true,

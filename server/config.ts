@@ -1,3 +1,4 @@
+import type { SnapshotPolicy } from './snapshot/snapshot-policy.ts';
 import { originPolicy, type AllowedOrigins } from './ws/origin-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
 import { hostname } from 'node:os';
@@ -12,6 +13,8 @@ import { openAuth, type HubAuth } from './auth/auth-seam.ts';
 export interface HubConfig {
   /** Where the logs live (`MemoryStore` or `RedisStore`). The hub does not close it. Required. */
   readonly store: EventStore;
+  /** When projection snapshots are built (docs/operations.md#snapshots); over `DEFAULT_SNAPSHOT_POLICY`. */
+  readonly snapshots?: Partial<SnapshotPolicy>;
   /** TCP port; 0 picks a free one. Default 8080. */
   readonly port?: number;
   /** Interface to bind. Default `127.0.0.1`. */

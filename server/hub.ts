@@ -24,6 +24,10 @@ import { PendingConnections, type PendingTicket } from './limits/pending-connect
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
 import { storeReadLimits } from './limits/store-reads.ts';
 
+import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
+import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
+import { SnapshotSource } from './snapshot/snapshot-source.ts';
+
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
 
@@ -76,6 +80,16 @@ export function createHub(input: HubConfig): Hub {
     idleMs: config.sessionCacheIdleMs,
     lifecycle: config.lifecycle === 'enforce',
   });
+  // Snapshots are built off the append path, from this node's own commits once they are acked.
+  const snapshots = new SnapshotBuilder({
+    store,
+    policy: resolveSnapshotPolicy(input.snapshots),
+    nodeName,
+    logger,
+    metrics,
+    reads,
+  });
+  const snapshotSource = new SnapshotSource({ store, builder: snapshots, metrics, logger });
   const pipeline = new AppendPipeline({
     store,
     cache,
@@ -86,7 +100,10 @@ export function createHub(input: HubConfig): Hub {
     // This node's commits reach its subscribers from here (after the acks), other nodes' through the store watch.
     localCommits: {
       started: (sessionId) => channels.ownCommitStarted(sessionId),
-      finished: (sessionId, batch) => channels.ownCommitFinished(sessionId, batch),
+      finished: (sessionId, batch, bytes) => {
+        channels.ownCommitFinished(sessionId, batch);
+        if (batch !== undefined) snapshots.observe(batch, bytes ?? 0);
+      },
     },
   });
   const stopReconnectWatch = store.onReconnect(() => {
@@ -134,6 +151,7 @@ export function createHub(input: HubConfig): Hub {
     nodeName,
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+    snapshots: snapshotSource,
   });
   const server = createServer(
     {
@@ -169,6 +187,7 @@ export function createHub(input: HubConfig): Hub {
     maxSubscriptions: limits.maxSubscriptionsPerConnection,
     nodeSubscriptions: subscriptionBudget,
     presence,
+    snapshots: snapshotSource,
     principalRate,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {
@@ -266,6 +285,7 @@ export function createHub(input: HubConfig): Hub {
     await presence.close();
     await closeSockets();
     channels.closeAll();
+    await snapshots.close();
     stopReconnectWatch();
     cache.clear();
     clearInterval(sweepTimer);

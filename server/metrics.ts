@@ -70,6 +70,13 @@ export class HubMetrics {
   /** The store's own counts (set by the hub when its store keeps some). */
   storeCounters: StoreCounters | undefined;
 
+  /** Snapshot builds by result (written, stale, leased, failed): see docs/operations.md#snapshots. */
+  readonly snapshotBuilds: Counter<'result'>;
+  /** Stored snapshots found corrupt (checksum or decoding) on read: never served, rebuilt from the log. */
+  readonly snapshotsCorrupt: Counter;
+  /** Subscriptions and HTTP reads served from a snapshot, by outcome (hit: a snapshot; miss: from seq 0). */
+  readonly snapshotReads: Counter<'result'>;
+
   constructor(prefix: string) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
@@ -194,6 +201,23 @@ export class HubMetrics {
       name: `${prefix}outbound_buffered_bytes`,
       help: 'Outbound bytes buffered on a connection after a send, observed each time the connection reaches a new high',
       buckets: [1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864],
+      registers,
+    });
+    this.snapshotBuilds = new Counter({
+      name: `${prefix}snapshot_builds_total`,
+      help: 'Snapshot builds by result (written, stale: the session moved on; leased: another node builds it; failed)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.snapshotsCorrupt = new Counter({
+      name: `${prefix}snapshots_corrupt_total`,
+      help: 'Stored snapshots that failed their checksum or did not decode (never served; rebuilt from the log)',
+      registers,
+    });
+    this.snapshotReads = new Counter({
+      name: `${prefix}snapshot_reads_total`,
+      help: 'Snapshot reads for joins and HTTP, by result (hit, miss)',
+      labelNames: ['result'],
       registers,
     });
   }

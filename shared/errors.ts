@@ -22,6 +22,8 @@ export const SessionLogErrorCode = {
   UNPAIRED_TOOL_MESSAGE: 'UNPAIRED_TOOL_MESSAGE',
   /** Provider adapters: a message (or provider request) the target format cannot carry, or of a wrong shape. */
   UNSUPPORTED_MESSAGE: 'UNSUPPORTED_MESSAGE',
+  /** A projector state (a snapshot) is malformed or of another format version (`path` names where). */
+  INVALID_SNAPSHOT: 'INVALID_SNAPSHOT',
 } as const;
 export type SessionLogErrorCode = (typeof SessionLogErrorCode)[keyof typeof SessionLogErrorCode];
 

@@ -39,6 +39,8 @@ export { deriveMessages, deriveSourcedMessages } from './derive-messages.ts';
 export type { SourcedMessage } from './derive-messages.ts';
 export { MessageProjector } from './message-projector.ts';
 export type { ProjectionChange } from './message-projector.ts';
+export { PROJECTOR_FORMAT_VERSION, checkProjectorState } from './projector-state.ts';
+export type { ProjectorState } from './projector-state.ts';
 export { normalizeDraft } from './normalize-draft.ts';
 export { Session } from './session.ts';
 export type { SessionListener, SessionOptions } from './session.ts';

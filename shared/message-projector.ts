@@ -4,6 +4,8 @@ import { isSurfaceType } from './event-types.ts';
 import type { DerivedMessage, SessionEvent } from './events.ts';
 import { GrowableFenwick } from './fenwick.ts';
 import { projectEvent } from './project-event.ts';
+import { PROJECTOR_FORMAT_VERSION, checkProjectorState } from './projector-state.ts';
+import type { ProjectorState } from './projector-state.ts';
 import { SurfaceIndex } from './surface-index.ts';
 
 /**
@@ -58,6 +60,47 @@ export class MessageProjector {
   /** Number of events applied (= the seq the next event must have). */
   get length(): number {
     return this.#length;
+  }
+
+  /**
+   * The projector as plain JSON-able data (a copy): `MessageProjector.fromState` of it keeps applying later events
+   * exactly as this one would, replacements of nodes projected before the state was taken included.
+   */
+  exportState(): ProjectorState {
+    const surface: number[] = [];
+    const silent: number[] = [];
+    for (let slot = this.#surface.headSlot; slot >= 0; slot = this.#surface.nextSlot(slot)) {
+      if (this.#counts.valueAt(slot) === 0) silent.push(surface.length);
+      surface.push(this.#surface.seqAt(slot));
+    }
+    return {
+      formatVersion: PROJECTOR_FORMAT_VERSION,
+      length: this.#length,
+      surface,
+      silent,
+      messages: this.#messages.slice(),
+    };
+  }
+
+  /**
+   * A projector restored from `exportState` data, checked first (it may come from a store or the network):
+   * `SessionLogError` `INVALID_SNAPSHOT` when it is malformed or of another format version.
+   */
+  static fromState(state: unknown): MessageProjector {
+    const checked = checkProjectorState(state);
+    const projector = new MessageProjector();
+    // One allocation sized for the whole log, rather than growing through it: a join of a long session restores fast.
+    projector.#surface.reserve(checked.length, checked.surface.length);
+    let silentAt = 0;
+    checked.surface.forEach((seq, index) => {
+      const isSilent = checked.silent[silentAt] === index;
+      if (isSilent) silentAt++;
+      projector.#surface.append(seq);
+      projector.#counts.push(isSilent ? 0 : 1);
+    });
+    for (const message of checked.messages) projector.#messages.push(message);
+    projector.#length = checked.length;
+    return projector;
   }
 
   /** Applies the next committed event and returns what changed in `messages`. */

@@ -2,6 +2,7 @@ import { hasLoneSurrogate } from './check-helpers.ts';
 import { describeValue } from './describe-value.ts';
 import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
 import { PROTOCOL_BOUNDS } from './protocol.ts';
+import { checkProjectorState } from './projector-state.ts';
 import type {
   ClientMessage,
   ErrorMessage,
@@ -200,6 +201,7 @@ function parseSubscribe(reader: Reader): SubscribeRequest {
   if (own(reader.record, 'presence') !== undefined) message.presence = reader.boolean('presence');
   const label = reader.optionalString('label', { maxLength: MAX_WATCHER_LABEL_LENGTH, wellFormed: true });
   if (label !== undefined) message.label = label;
+  if (own(reader.record, 'snapshot') !== undefined) message.snapshot = reader.boolean('snapshot');
   return message;
 }
 
@@ -336,6 +338,21 @@ export function parseServerMessage(value: unknown): ServerMessage {
     }
     case 'live':
       return { type, sessionId: reader.string('sessionId'), headSeq: reader.integer('headSeq', -1) };
+    case 'snapshot': {
+      const snapshot = {
+        type,
+        sessionId: reader.string('sessionId'),
+        epoch: reader.string('epoch'),
+        seq: reader.integer('seq', -1),
+      };
+      const state = own(reader.record, 'state');
+      if (state === null) return { ...snapshot, state };
+      try {
+        return { ...snapshot, state: checkProjectorState(state) };
+      } catch (error) {
+        return reader.fail(`snapshot.state: ${(error as Error).message}`);
+      }
+    }
     case 'ack':
       return {
         type,

@@ -1,4 +1,5 @@
 import type { EventDraft, SessionEvent } from './events.ts';
+import type { ProjectorState } from './projector-state.ts';
 
 /**
  * Wire protocol v1 between SDKs and the hub (see docs/protocol.md).
@@ -76,6 +77,12 @@ export interface SubscribeRequest {
   readonly presence?: boolean;
   /** How this watcher is named to others in presence (e.g. `inspector`, `agent-7`); at most 128 characters. */
   readonly label?: string;
+  /**
+   * Start from the session's projection snapshot: a `snapshot` frame comes before `subscribed`, then the events after
+   * its seq. With `fromSeq` and `epoch` (a resumed copy), the copy is kept when it is of the session's epoch and at
+   * or past the snapshot (the frame then carries `state: null`).
+   */
+  readonly snapshot?: boolean;
 }
 
 export interface UnsubscribeRequest {
@@ -157,6 +164,21 @@ export interface EventsMessage {
   readonly epoch?: string;
   /** Contiguous, ascending by seq. */
   readonly events: readonly SessionEvent[];
+}
+
+/**
+ * To a `subscribe` with `snapshot: true`, before `subscribed`: where the subscription starts. `state` is the
+ * projection of the log's seqs 0..`seq` in `epoch` (seq -1 and an empty state when there is no snapshot: the events
+ * then follow from seq 0); `null` when the client's own copy (its `fromSeq` and `epoch`) is current: it keeps it,
+ * and `seq` is its `fromSeq - 1`. The events that follow start at `seq + 1`.
+ */
+export interface SnapshotMessage {
+  readonly type: 'snapshot';
+  readonly sessionId: string;
+  /** `''` while the session has none. */
+  readonly epoch: string;
+  readonly seq: number;
+  readonly state: ProjectorState | null;
 }
 
 /** Catch-up is done: every event up to `headSeq` was sent; live events follow. */
@@ -242,6 +264,7 @@ export interface ErrorMessage {
 
 export type ServerMessage =
   | WelcomeMessage
+  | SnapshotMessage
   | SubscribedMessage
   | EventsMessage
   | LiveMessage

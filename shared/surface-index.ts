@@ -63,6 +63,15 @@ export class SurfaceIndex {
     return this.#slotCount;
   }
 
+  /**
+   * Sizes the arrays for seqs up to `maxSeq` and `slots` slots at once (a restored projector: one allocation each
+   * instead of growing step by step through a long log's seqs).
+   */
+  reserve(maxSeq: number, slots: number): void {
+    this.#ensureSeq(maxSeq);
+    this.#ensureSlots(slots);
+  }
+
   /** Pushes `seq` at the end of the surface; returns its slot. */
   append(seq: number): number {
     const slot = this.#slotCount;

@@ -55,7 +55,8 @@ export interface AppendPipelineDeps {
  */
 export interface LocalCommitObserver {
   started(sessionId: string): void;
-  finished(sessionId: string, batch: CommittedBatch | undefined): void;
+  /** `bytes`: the committed events' size (their JSON size, as measured against the limits). */
+  finished(sessionId: string, batch: CommittedBatch | undefined, bytes?: number): void;
 }
 
 /**
@@ -328,7 +329,8 @@ export class AppendPipeline {
         } finally {
           const handoff = new Promise<void>((resolve) =>
             afterAcks(() => {
-              this.#finished(sessionId, { sessionId, epoch, events });
+              const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+              this.#finished(sessionId, { sessionId, epoch, events }, bytes);
               resolve();
             }),
           );
@@ -388,9 +390,9 @@ export class AppendPipeline {
     }
   }
 
-  #finished(sessionId: string, batch: CommittedBatch | undefined): void {
+  #finished(sessionId: string, batch: CommittedBatch | undefined, bytes = 0): void {
     try {
-      this.#deps.localCommits?.finished(sessionId, batch);
+      this.#deps.localCommits?.finished(sessionId, batch, bytes);
     } catch (error) {
       this.#deps.logger.error({ err: error, sessionId }, 'local fan-out of an own commit failed');
     }

@@ -140,6 +140,7 @@ export class Subscription implements ChannelListener {
    */
   async start(channel: SessionChannel, params: SubscribeParams): Promise<void> {
     this.#channel = channel;
+    this.#nextSeq = params.fromSeq; // a join from a snapshot learns where it starts only now
     const claim = { epoch: params.epoch, fromSeq: params.fromSeq };
     await channel.locate(claim, (location) => this.#answer(params.requestId, location));
   }

@@ -19,6 +19,8 @@ import type { EventStore } from '../store/event-store.ts';
 import { validateSessionId } from '../store/session-id.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from '../request-url.ts';
+import { snapshotReply } from './snapshot-route.ts';
+import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -35,6 +37,8 @@ export interface HttpRoutesDeps {
   readonly isShuttingDown: () => boolean;
   /** A session was deleted through this node: drop what the node holds for it. */
   readonly onSessionDeleted: (sessionId: string) => void;
+  /** Where `GET /v1/sessions/:id/snapshot` reads (absent: that route answers NOT_FOUND). */
+  readonly snapshots?: SnapshotSource;
 }
 
 /** What the session routes need besides `HttpRoutesDeps`: state the HTTP handler keeps for the node. */
@@ -74,6 +78,14 @@ export function sessionRoute(
   if (rest.endsWith('/presence')) {
     const rawId = rest.slice(0, -'/presence'.length);
     return { route: 'GET /v1/sessions/:id/presence', allowed: 'GET', run: () => sessionPresence(rawId, request, deps) };
+  }
+  if (rest.endsWith('/snapshot')) {
+    const rawId = rest.slice(0, -'/snapshot'.length);
+    return {
+      route: 'GET /v1/sessions/:id/snapshot',
+      allowed: 'GET',
+      run: () => readSnapshot(rawId, url, request, deps),
+    };
   }
   if (rest.endsWith('/events')) {
     const rawId = rest.slice(0, -'/events'.length);
@@ -186,6 +198,19 @@ function queryIndex(url: URL, name: string, fallback: number): number {
     throw new HubError(HubErrorCode.BAD_REQUEST, `query parameter "${name}" must be a non-negative integer`);
   }
   return value;
+}
+
+/** `GET /v1/sessions/:id/snapshot[?atOrBefore=N]` (read grant): see snapshot-route.ts. */
+async function readSnapshot(
+  rawSessionId: string,
+  url: URL,
+  request: IncomingMessage,
+  deps: HttpRoutesDeps,
+): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'read', deps);
+  validateSessionId(sessionId);
+  const atOrBefore = url.searchParams.has('atOrBefore') ? queryIndex(url, 'atOrBefore', 0) : undefined;
+  return snapshotReply(sessionId, atOrBefore, deps.snapshots);
 }
 
 async function readEvents(

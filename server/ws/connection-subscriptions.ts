@@ -13,6 +13,7 @@ import {
   type SubscriberSink,
   type SubscriptionDeps,
 } from '../fanout/subscription.ts';
+import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 
 /** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
@@ -26,6 +27,8 @@ export interface SubscriptionsContext {
   /** The node-wide budget (`maxSubscriptionsPerNode`), shared by every connection. */
   readonly nodeSubscriptions: SubscriptionBudget;
   readonly presence: PresenceTracker;
+  /** Where `subscribe` with `snapshot: true` gets its snapshot (absent: such a subscribe starts at its `fromSeq`). */
+  readonly snapshots?: SnapshotSource;
 }
 
 /** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
@@ -158,18 +161,45 @@ export class ConnectionSubscriptions {
     try {
       await ready;
       if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
+      const start = await this.#snapshotStart(request, entry);
       const channel = await context.channels.acquire(sessionId, subscription);
       entry.channel = channel;
       if (this.#get(sessionId) !== entry) {
         context.channels.release(channel, subscription);
         throw unsubscribedMeanwhile(sessionId);
       }
-      await subscription.start(channel, { requestId: request.id, sessionId, fromSeq, epoch: request.epoch });
+      await subscription.start(channel, { requestId: request.id, sessionId, ...start });
       if (this.#get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
       if (this.#get(sessionId) === entry) this.#remove(sessionId, entry);
       throw error;
     }
+  }
+
+  /**
+   * Where the subscription starts. With `snapshot: true`: sends the `snapshot` frame (before `subscribed`, which the
+   * subscription sends) and starts after it, unless the client's own copy is of the snapshot's epoch and at or past
+   * it (then the frame says so with `state: null`). The catch-up reads from there under the snapshot's epoch, so
+   * a session rewritten meanwhile gets `reset` as any stale position does.
+   */
+  async #snapshotStart(
+    request: SubscribeRequest,
+    entry: Entry,
+  ): Promise<{ fromSeq: number; epoch: string | undefined }> {
+    const fromSeq = request.fromSeq ?? 0;
+    const own = { fromSeq, epoch: request.epoch };
+    const { snapshots } = this.context;
+    if (request.snapshot !== true || snapshots === undefined) return own;
+    const { sessionId } = request;
+    const served = await snapshots.read(sessionId);
+    if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
+    const epoch = served.epoch ?? '';
+    if (request.epoch !== undefined && request.epoch === served.epoch && served.seq < fromSeq) {
+      this.connection.send({ type: 'snapshot', sessionId, epoch, seq: fromSeq - 1, state: null });
+      return own;
+    }
+    this.connection.send({ type: 'snapshot', sessionId, epoch, seq: served.seq, state: served.state });
+    return { fromSeq: served.seq + 1, epoch: served.epoch };
   }
 
   /** End a subscription; throws NOT_SUBSCRIBED when there is none. */

@@ -29,6 +29,10 @@ export interface BackendListener {
 export class MemoryBackend {
   readonly #sessions = new Map<string, MemorySession>();
   readonly #listeners = new Set<BackendListener>();
+  /** Each session's stored snapshot, encoded as the Redis engine stores it (`codec/snapshot-codec.ts`). */
+  readonly snapshots = new Map<string, Uint8Array>();
+  /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
+  readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
@@ -58,6 +62,7 @@ export class MemoryBackend {
   /** Forget a session entirely (its next commit gets a new epoch) and tell every listening store. */
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
+    this.snapshots.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
     return deleted;
   }

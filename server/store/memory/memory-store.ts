@@ -22,6 +22,8 @@ import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
+import { MemorySnapshots } from './memory-snapshots.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -42,6 +44,7 @@ export class MemoryStore implements EventStore {
   readonly engine = 'memory';
   readonly backend: MemoryBackend;
   readonly presence: PresenceStore;
+  readonly snapshots: SnapshotStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -49,6 +52,7 @@ export class MemoryStore implements EventStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
+    this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

@@ -16,6 +16,10 @@ export interface SessionKeys {
   readonly idempotency: string;
   /** Pub/sub channel of committed batches (same tag, so sharded pub/sub can replace it on Cluster). */
   readonly channel: string;
+  /** Hash: the session's projection snapshot (`e` epoch, `s` seq, `v` the stored snapshot; snapshot-codec.ts). */
+  readonly snapshot: string;
+  /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
+  readonly snapshotLease: string;
 }
 
 /** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
@@ -28,7 +32,14 @@ export function checkKeyPrefix(prefix: string): void {
 
 export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
   const base = `${prefix}{${sessionId}}:`;
-  return { log: `${base}log`, epoch: `${base}epoch`, idempotency: `${base}idem`, channel: `${base}ch` };
+  return {
+    log: `${base}log`,
+    epoch: `${base}epoch`,
+    idempotency: `${base}idem`,
+    channel: `${base}ch`,
+    snapshot: `${base}snap`,
+    snapshotLease: `${base}snaplease`,
+  };
 }
 
 const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);

@@ -51,6 +51,8 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
+import { RedisSnapshots } from './redis-snapshots.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -117,6 +119,7 @@ export class RedisStore implements EventStore {
   readonly engine = 'redis';
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
+  readonly snapshots: SnapshotStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -152,7 +155,7 @@ export class RedisStore implements EventStore {
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 3, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
       ...options,
@@ -164,6 +167,9 @@ export class RedisStore implements EventStore {
     this.#replicaWait = replicated?.wait;
     this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
+      this.#call(operation, false, send),
+    );
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
@@ -390,7 +396,7 @@ export class RedisStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
     const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.channel),
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.channel),
     );
     return Number(deleted) > 0;
   }
