@@ -48,7 +48,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['shared/**/*.ts', 'client/**/*.ts', 'inspector/src/**/*.ts', 'inspector/src/**/*.tsx'],
+    files: [
+      'shared/**/*.ts',
+      'client/**/*.ts',
+      'react/**/*.ts',
+      'ai-sdk/**/*.ts',
+      'inspector/src/**/*.ts',
+      'inspector/src/**/*.tsx',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -57,7 +64,7 @@ export default tseslint.config(
             {
               group: ['node:*', 'ws', 'ioredis', 'pino', 'prom-client', '../server/*'],
               message:
-                'shared/ and client/ run in browsers: no Node-only imports (client transport goes through #transport).',
+                'shared/, client/, react/ and ai-sdk/ run in browsers: no Node-only imports (client transport goes through #transport).',
             },
           ],
         },

@@ -1,0 +1,130 @@
+import type { ChatTransport } from 'ai';
+import { AgentWriter } from '../client/agent-writer.ts';
+import { HubClientError } from '../client/errors.ts';
+import type { HubClient } from '../client/hub-client.ts';
+import { sessionView, type SessionView } from '../client/session-store.ts';
+import { backoffDelay, type BackoffOptions } from '../shared/backoff.ts';
+import type { JsonObject } from '../shared/json.ts';
+import { uiToDerivedMessages } from './derived-ui.ts';
+import type { HubUIMessage } from './log-ui.ts';
+import { pendingReply, turnStream } from './turn-stream.ts';
+
+export interface HubChatTransportOptions {
+  readonly client: HubClient;
+  readonly sessionId: string;
+}
+
+/** Longest UI message id taken (the idempotency key `ui-message:<id>` must stay within the hub's 256 units). */
+export const MAX_UI_MESSAGE_ID_LENGTH = 200;
+/** How often `stop()` tries again when the agent wrote in between (each try re-reads the log). */
+const STOP_ATTEMPTS = 8;
+/** Retry timing of `stop()` after a SEQ_CONFLICT (bound of the first delay → cap). */
+const STOP_RETRY: BackoffOptions = { initialDelayMs: 10, maxDelayMs: 200 };
+
+/**
+ * A `ChatTransport` for the AI SDK's `useChat` that talks to a session hub instead of an HTTP route:
+ * - `sendMessages` appends the last (user) message as a `user/message` (idempotent on its UI message id) and
+ *   returns the reply — the first turn the agent starts after it — as UI message chunks built from the log;
+ * - `reconnectToStream` (after a reload, or in another tab) replays the open turn from its start
+ *   (`resumeStreamIsReplay`), or follows the turn a waiting user message will get; `null` when nothing is pending;
+ * - aborting a stream (`useChat`'s `stop()`) calls `stop()`, which closes the open turn as interrupted in the log, so
+ *   every tab and the agent see it.
+ * The agent is any `AgentWriter` watching the session. Every transport and `useSession` on the same client and
+ * session share one subscription.
+ */
+export class HubChatTransport implements ChatTransport<HubUIMessage> {
+  readonly client: HubClient;
+  readonly sessionId: string;
+  readonly resumeStreamIsReplay = true;
+  #reconnects = 0;
+
+  constructor({ client, sessionId }: HubChatTransportOptions) {
+    this.client = client;
+    this.sessionId = sessionId;
+  }
+
+  /** The shared view of the session (the one `useSession(client, sessionId)` reads). */
+  get view(): SessionView {
+    return sessionView(this.client, this.sessionId);
+  }
+
+  sendMessages: ChatTransport<HubUIMessage>['sendMessages'] = async ({ trigger, messages, abortSignal }) => {
+    const last = messages[messages.length - 1];
+    if (trigger !== 'submit-message' || last?.role !== 'user') {
+      throw new HubClientError('BAD_REQUEST', 'HubChatTransport sends user messages only (the agent writes replies)', {
+        sessionId: this.sessionId,
+      });
+    }
+    if (last.id.length === 0 || last.id.length > MAX_UI_MESSAGE_ID_LENGTH) {
+      throw new HubClientError('BAD_REQUEST', `a UI message id must be 1 to ${MAX_UI_MESSAGE_ID_LENGTH} characters`, {
+        sessionId: this.sessionId,
+      });
+    }
+    const view = this.view;
+    const release = view.retain();
+    try {
+      const [message] = uiToDerivedMessages([last]);
+      const [event] = await this.client.append(
+        this.sessionId,
+        { type: 'user/message', data: message as JsonObject & { role: 'user'; content: string } },
+        { idempotencyKey: `ui-message:${last.id}` },
+      );
+      return turnStream(view, event!.seq, abortSignal, () => this.#stopInBackground());
+    } finally {
+      release();
+    }
+  };
+
+  reconnectToStream: ChatTransport<HubUIMessage>['reconnectToStream'] = async ({ abortSignal }) => {
+    const generation = ++this.#reconnects;
+    const view = this.view;
+    const release = view.retain();
+    try {
+      await view.subscription!.whenLive();
+      if (abortSignal?.aborted === true) return null;
+      const pending = pendingReply(view.subscription!.events);
+      if (pending.kind === 'none') return null;
+      const afterSeq = pending.kind === 'open-turn' ? pending.turnStartSeq - 1 : pending.userSeq;
+      // useChat aborts a resumed stream on stop(), and also when it starts another resume (then it calls this again
+      // at once): only an abort that no new reconnect follows is a stop.
+      return turnStream(view, afterSeq, abortSignal, () =>
+        queueMicrotask(() => {
+          if (this.#reconnects === generation) this.#stopInBackground();
+        }),
+      );
+    } finally {
+      release();
+    }
+  };
+
+  /**
+   * Stop the open turn for everyone: closes it in the log as `recover()` does (an error result for each unanswered
+   * tool call, `step/end`, `turn/end { reason: { kind: 'interrupted' } }`, one atomic append, exactly once even when
+   * several tabs stop at the same time). The agent sees its turn end and stops; its next write fails with
+   * SEQ_CONFLICT. Resolves true when this call closed the turn, false when no turn was open.
+   */
+  async stop(): Promise<boolean> {
+    const release = this.view.retain();
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const writer = await AgentWriter.attach(this.client, this.sessionId);
+        if (!writer.turnOpen) return false;
+        try {
+          await writer.recover();
+          return true;
+        } catch (error) {
+          const conflict = error instanceof HubClientError && error.code === 'SEQ_CONFLICT';
+          if (!conflict || attempt + 1 >= STOP_ATTEMPTS) throw error;
+        }
+        await new Promise((wait) => setTimeout(wait, backoffDelay(attempt, STOP_RETRY)));
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** A stop from an aborted stream: nobody awaits it, so its failure is reported, never left unhandled. */
+  #stopInBackground(): void {
+    this.stop().catch((error: unknown) => console.warn(`[session-hub ai-sdk] stop failed: ${String(error)}`, error));
+  }
+}
