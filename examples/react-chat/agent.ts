@@ -11,6 +11,8 @@ export interface ChatAgentOptions {
   readonly model?: ScriptedModel;
   /** Pause between two streamed words (the model's speed). Default 30 ms. */
   readonly wordDelayMs?: number;
+  /** Called before each word; the agent waits for a promise it returns (tests hold a reply mid-stream with it). */
+  readonly beforeWord?: (question: string, index: number) => Promise<void> | undefined;
 }
 
 const echo: ScriptedModel = (question) =>
@@ -28,7 +30,7 @@ function questionOf(events: readonly SessionEvent[], userSeq: number): string {
  * tab closes it as interrupted — it stops streaming at once. Returns a function that stops the agent.
  */
 export function startChatAgent(options: ChatAgentOptions): () => void {
-  const { url, sessionId, model = echo, wordDelayMs = 30 } = options;
+  const { url, sessionId, model = echo, wordDelayMs = 30, beforeWord } = options;
   const client = new HubClient({ url });
   const subscription: Subscription = client.subscribe(sessionId);
   let busy = false;
@@ -46,8 +48,10 @@ export function startChatAgent(options: ChatAgentOptions): () => void {
     });
     try {
       await writer.startStep();
-      const words = model(questionOf(subscription.events, userSeq));
-      for (const word of words) {
+      const question = questionOf(subscription.events, userSeq);
+      const words = model(question);
+      for (const [index, word] of words.entries()) {
+        await beforeWord?.(question, index);
         if (cancelled || stopped) return;
         void writer.streamChunk({ type: 'text-delta', text: word });
         await new Promise((resolve) => setTimeout(resolve, wordDelayMs));
@@ -55,8 +59,9 @@ export function startChatAgent(options: ChatAgentOptions): () => void {
       await writer.commitAssistantMessage({ content: words.join('') });
       await writer.endTurn('completed');
     } catch (error) {
-      // A tab stopped the turn: our next write met its turn/end (SEQ_CONFLICT). Anything else is a real failure.
-      if (!cancelled) throw error;
+      // A tab stopped the turn: our next write met its turn/end (SEQ_CONFLICT) before we saw it. Anything else is a
+      // real failure.
+      if (!cancelled && (error as { code?: unknown }).code !== 'SEQ_CONFLICT') throw error;
     } finally {
       offEvent();
       await writer.flush().catch(() => undefined);
