@@ -52,7 +52,17 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await cp(consumerDir, project, { recursive: true });
     const typesNode = `@types/node@${repoPackage.devDependencies['@types/node']}`;
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, typesNode], {
+    // The optional peers of session-hub/react and session-hub/ai-sdk, at the versions the repository develops with.
+    const peers = ['react', 'react-dom', '@types/react', 'ai'].map(
+      (name) => `${name}@${repoPackage.devDependencies[name]}`,
+    );
+    // ai's own declarations import 'json-schema' without depending on its types: a strict consumer (no skipLibCheck)
+    // needs them, at the version this repository's tree holds.
+    const jsonSchemaTypes = JSON.parse(
+      await readFile(join(repoRoot, 'node_modules/@types/json-schema/package.json'), 'utf8'),
+    ) as { version: string };
+    peers.push(`@types/json-schema@${jsonSchemaTypes.version}`);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, typesNode, ...peers], {
       cwd: project,
       env,
     });
@@ -78,6 +88,20 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
       receivedSeq: 0,
       messages: [{ role: 'user', content: 'hi' }],
       forbidden: 'FORBIDDEN',
+    });
+  });
+
+  it('runs the React and AI SDK entry points under plain node (server rendering, the log as UI messages)', async ({
+    expect,
+  }) => {
+    const { stdout } = await run(process.execPath, ['react-ai.mjs'], { cwd: project, env });
+    expect(JSON.parse(stdout)).toEqual({
+      html: '<p>loading</p>',
+      replay: true,
+      derived: [
+        { role: 'user', content: 'hi', id: 'u1' },
+        { role: 'assistant', content: 'hello' },
+      ],
     });
   });
 
@@ -142,6 +166,8 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((path) => /node_modules\/(ws|ioredis|pino|prom-client|jose)\//.test(path))).toEqual([]);
     expect(inputs.filter((path) => path.includes('session-hub/dist/server/'))).toEqual([]);
+    // The React hooks and the AI SDK transport are entry points of their own: a plain SDK bundle holds none of them.
+    expect(inputs.filter((path) => /session-hub\/dist\/(react|ai-sdk)\/|client\/session-store/.test(path))).toEqual([]);
     expect(inputs).toContain('node_modules/session-hub/dist/client/transport-browser.js');
     const bytes = result.outputFiles[0]!.contents;
     console.log(`browser bundle: ${bytes.byteLength} bytes minified, ${gzipSync(bytes).byteLength} gzipped`);
