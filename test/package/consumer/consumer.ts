@@ -39,18 +39,3 @@ const isClientError = (error: unknown): boolean => error instanceof HubClientErr
 const onMessage = (message: ServerMessage): string => message.type;
 
 export { draft, hub, jwt, redis, committed, messages, session, isClientError, onMessage };
-
-// The React and AI SDK entry points (react, ai and their types installed as the optional peers).
-import type { ChatTransport } from 'ai';
-import type { ReactNode } from 'react';
-import { useSession, useAppend, HubProvider, type SessionSnapshot } from 'session-hub/react';
-import { HubChatTransport, derivedToUIMessages, type HubUIMessage } from 'session-hub/ai-sdk';
-
-const chatTransport: ChatTransport<HubUIMessage> = new HubChatTransport({ client, sessionId: 'demo/1' });
-export function Watch(): ReactNode {
-  const snapshot: SessionSnapshot = useSession(client, 'demo/1');
-  const append = useAppend(client, 'demo/1');
-  void append({ type: 'ui/ping', data: null });
-  return HubProvider({ client, children: String(snapshot.lastSeq + derivedToUIMessages(snapshot.messages).length) });
-}
-void chatTransport;
