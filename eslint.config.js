@@ -27,7 +27,7 @@ function layerRules(layers) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**', 'test/browser/dist/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**', 'test/browser/dist/**', 'examples/*/dist/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
