@@ -27,7 +27,16 @@ function layerRules(layers) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**', 'test/browser/dist/**', 'examples/*/dist/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'bench/results/**',
+      'test/browser/dist/**',
+      'examples/*/dist/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

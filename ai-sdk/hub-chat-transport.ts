@@ -9,6 +9,25 @@ import { uiToDerivedMessages } from './derived-ui.ts';
 import type { HubUIMessage } from './log-ui.ts';
 import { pendingReply, turnStream } from './turn-stream.ts';
 
+/** Resolves once the view's subscription holds `seq` (or is closed, or `deadline` passed). */
+function reachSeq(view: SessionView, seq: number, deadline: number): Promise<void> {
+  const subscription = view.subscription!;
+  if (subscription.lastSeq >= seq || subscription.state === 'closed') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      offEvent();
+      offClosed();
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+    const offEvent = subscription.on('event', (event) => {
+      if (event.seq >= seq) done();
+    });
+    const offClosed = subscription.on('closed', done);
+  });
+}
+
 export interface HubChatTransportOptions {
   readonly client: HubClient;
   readonly sessionId: string;
@@ -16,10 +35,8 @@ export interface HubChatTransportOptions {
 
 /** Longest UI message id taken (the idempotency key `ui-message:<id>` must stay within the hub's 256 units). */
 export const MAX_UI_MESSAGE_ID_LENGTH = 200;
-/** How often `stop()` tries again when the agent wrote in between (each try re-reads the log). */
-const STOP_ATTEMPTS = 8;
 /** Retry timing of `stop()` after a SEQ_CONFLICT (bound of the first delay → cap). */
-const STOP_RETRY: BackoffOptions = { initialDelayMs: 10, maxDelayMs: 200 };
+const STOP_RETRY: BackoffOptions = { initialDelayMs: 5, maxDelayMs: 100 };
 
 /**
  * A `ChatTransport` for the AI SDK's `useChat` that talks to a session hub instead of an HTTP route:
@@ -104,7 +121,9 @@ export class HubChatTransport implements ChatTransport<HubUIMessage> {
    * SEQ_CONFLICT. Resolves true when this call closed the turn, false when no turn was open.
    */
   async stop(): Promise<boolean> {
-    const release = this.view.retain();
+    const view = this.view;
+    const release = view.retain();
+    const deadline = Date.now() + this.client.requestTimeoutMs;
     try {
       for (let attempt = 0; ; attempt++) {
         const writer = await AgentWriter.attach(this.client, this.sessionId);
@@ -113,10 +132,13 @@ export class HubChatTransport implements ChatTransport<HubUIMessage> {
           await writer.recover();
           return true;
         } catch (error) {
+          // The agent wrote in between (it streams): read up to the head the hub named, then try again at once.
           const conflict = error instanceof HubClientError && error.code === 'SEQ_CONFLICT';
-          if (!conflict || attempt + 1 >= STOP_ATTEMPTS) throw error;
+          if (!conflict || Date.now() > deadline) throw error;
+          const headSeq = error.details?.['headSeq'];
+          if (typeof headSeq === 'number') await reachSeq(view, headSeq, deadline);
+          else await new Promise((wait) => setTimeout(wait, backoffDelay(attempt, STOP_RETRY)));
         }
-        await new Promise((wait) => setTimeout(wait, backoffDelay(attempt, STOP_RETRY)));
       }
     } finally {
       release();

@@ -25,7 +25,10 @@ export interface SessionSnapshot {
   readonly presence: readonly Watcher[];
 }
 
-/** Options of the shared subscription; they apply when the view's subscription is made (by its first user). */
+/**
+ * Options of the shared subscription, applied when it is made: presence is followed when any user asked for it
+ * before; the first label given names it.
+ */
 export interface SessionViewOptions {
   /** Follow who watches the session. Default false. */
   readonly presence?: boolean;
@@ -70,9 +73,8 @@ const scheduleFrame: Schedule = (flush) => {
 export class SessionView {
   readonly client: HubClient;
   readonly sessionId: string;
-  readonly #options: SessionViewOptions;
+  #options: SessionViewOptions;
   readonly #listeners = new Set<() => void>();
-  readonly #onGone: (view: SessionView) => void;
   #users = 0;
   #subscription: Subscription | undefined;
   #detach: (() => void)[] = [];
@@ -84,18 +86,21 @@ export class SessionView {
   readonly #schedule: Schedule;
 
   /** @internal Made by `sessionView`. */
-  constructor(
-    client: HubClient,
-    sessionId: string,
-    options: SessionViewOptions,
-    onGone: (view: SessionView) => void,
-    schedule: Schedule = scheduleFrame,
-  ) {
+  constructor(client: HubClient, sessionId: string, options: SessionViewOptions, schedule: Schedule = scheduleFrame) {
     this.client = client;
     this.sessionId = sessionId;
     this.#options = options;
-    this.#onGone = onGone;
     this.#schedule = schedule;
+  }
+
+  /**
+   * @internal Ask for options before the subscription is made: presence once asked for is kept; the first label
+   * given names it. Asked of an open view, they wait for its next subscription.
+   */
+  request(options: SessionViewOptions): void {
+    const presence = this.#options.presence === true || options.presence === true;
+    const label = this.#options.label ?? options.label;
+    this.#options = { ...(presence ? { presence } : {}), ...(label === undefined ? {} : { label }) };
   }
 
   /** The current picture (the same object until something changes). */
@@ -171,7 +176,10 @@ export class SessionView {
     for (const detach of this.#detach) detach();
     this.#detach = [];
     this.#subscription = undefined;
-    this.#onGone(this);
+    // The view stays the session's (a component may still hold it and retain it again), but holds nothing.
+    this.#snapshot = EMPTY_SESSION_SNAPSHOT;
+    this.#wasLive = false;
+    this.#error = undefined;
   }
 
   #changed(): void {
@@ -212,9 +220,10 @@ export class SessionView {
 const views = new WeakMap<HubClient, Map<string, SessionView>>();
 
 /**
- * The shared view of `sessionId` on `client`: the same object for every caller until its last user released it.
- * Options apply when its subscription is made (by the first user); later callers share it as it is. A client that
- * already subscribed to the session itself lends that subscription to the view (and keeps it).
+ * The shared view of `sessionId` on `client`: always the same object for the same client and session (an unused one
+ * holds no subscription and no events). Options asked for before its subscription is made apply to it (presence
+ * when anyone asked; the first label); an open view is shared as it is. A client that already subscribed to the session itself lends that
+ * subscription to the view (and keeps it).
  */
 export function sessionView(client: HubClient, sessionId: string, options: SessionViewOptions = {}): SessionView {
   let byId = views.get(client);
@@ -222,12 +231,11 @@ export function sessionView(client: HubClient, sessionId: string, options: Sessi
     byId = new Map();
     views.set(client, byId);
   }
-  const known = byId.get(sessionId);
-  if (known !== undefined) return known;
-  const map = byId;
-  const view = new SessionView(client, sessionId, options, (gone) => {
-    if (map.get(sessionId) === gone) map.delete(sessionId);
-  });
-  map.set(sessionId, view);
+  let view = byId.get(sessionId);
+  if (view === undefined) {
+    view = new SessionView(client, sessionId, {});
+    byId.set(sessionId, view);
+  }
+  view.request(options);
   return view;
 }

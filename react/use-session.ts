@@ -21,7 +21,7 @@ const emptySnapshot = (): SessionSnapshot => EMPTY_SESSION_SNAPSHOT;
  * Strict Mode's double mount and fast refresh keep it). A changed `sessionId` moves to that session's view.
  * `client` null or undefined: the `HubProvider`'s. `sessionId` null or undefined: the empty, loading state. On the
  * server (renderToString, streaming SSR) it renders the empty, loading state and subscribes to nothing.
- * `options` apply when the shared subscription is made (by the first component that asks for the session).
+ * `options` apply when the shared subscription is made (presence if any component asked for it; the first label).
  */
 export function useSession(
   client: HubClient | null | undefined,
