@@ -21,7 +21,10 @@ import { MemoryStore } from '../server/index.ts';
 import { launchChromium } from '../test/helpers/chromium.ts';
 import { startHub } from '../test/helpers/hub.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string' }, events: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string' }, events: { type: 'string' }, runs: { type: 'string' } },
+});
+const runs = Number(values.runs ?? 3);
 const seconds = Number(values.seconds ?? 5);
 const totalEvents = Number(values.events ?? 100_000);
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript' };
@@ -90,11 +93,12 @@ const browser = await launchChromium();
   const before = await stats();
   const started = performance.now();
   let sent = 0;
+  // 1,000 chunks per second: each tick appends what the clock says is due, as one batch (as AgentWriter does).
   while (performance.now() - started < seconds * 1000) {
-    for (let index = 0; index < 10; index++) {
-      void writer.append('bench/stream', { type: 'ui/chunk', data: { index: sent++ } });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const due = Math.min(100, Math.floor(performance.now() - started) - sent);
+    const batch = Array.from({ length: due }, () => ({ type: 'ui/chunk', data: { index: sent++ } }) as EventDraft);
+    if (batch.length > 0) void writer.append('bench/stream', batch);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   await page.waitForSelector(`section[data-last-seq="${sent}"]`, { state: 'attached', timeout: 60_000 });
   const elapsed = (performance.now() - started) / 1000;
@@ -129,7 +133,17 @@ const browser = await launchChromium();
   for (let start = 0; start < drafts.length; start += 500) {
     await writer.append(sessionId, drafts.slice(start, start + 500));
   }
-  for (let run = 0; run < 3; run++) {
+  {
+    // The floor: the SDK alone (Node, no React, no rendering) subscribing from seq 0 until live.
+    const probe = new HubClient({ url: hub.wsUrl });
+    const started = performance.now();
+    await probe.subscribe(sessionId).whenLive();
+    console.log(
+      `HubClient in Node on ${drafts.length} events: live after ${Math.round(performance.now() - started)} ms`,
+    );
+    probe.close();
+  }
+  for (let run = 0; run < runs; run++) {
     const page = await browser.newPage();
     await page.goto(`${example.origin}/?${new URLSearchParams({ hub: hub.wsUrl, session: sessionId }).toString()}`);
     await page.waitForSelector('#messages li', { timeout: 120_000 });
