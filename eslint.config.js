@@ -10,6 +10,7 @@ export default tseslint.config(
       '.api-report/**',
       'bench/results/**',
       'test/browser/dist/**',
+      'examples/*/dist/**',
       'coverage/**',
     ],
   },

@@ -1,7 +1,7 @@
 import type { KnownEventDraft } from '../events.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { adapterError, type Where } from './adapter-error.ts';
-import { isObject } from './is-object.ts';
+import { isObject } from '../is-object.ts';
 import { DraftBuilder } from './draft-builder.ts';
 import type { AnthropicParamsLike } from './types.ts';
 

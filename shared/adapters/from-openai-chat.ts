@@ -1,7 +1,7 @@
 import type { AssistantMessage, KnownEventDraft } from '../events.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { adapterError, type Where } from './adapter-error.ts';
-import { isObject } from './is-object.ts';
+import { isObject } from '../is-object.ts';
 import { DraftBuilder } from './draft-builder.ts';
 import { parseArguments } from './history.ts';
 import type { OpenAIChatParamsLike } from './types.ts';

@@ -2,7 +2,7 @@ import { deriveSourcedMessages } from '../derive-messages.ts';
 import type { DerivedMessage, SessionEvent } from '../events.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { adapterError, type Where } from './adapter-error.ts';
-import { isObject } from './is-object.ts';
+import { isObject } from '../is-object.ts';
 
 /** What the `to*` adapters take: derived messages (`session.messages`), or a whole log (then errors name seqs). */
 export type AdapterInput = readonly DerivedMessage[] | readonly SessionEvent[];

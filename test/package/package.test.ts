@@ -52,7 +52,11 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await cp(consumerDir, project, { recursive: true });
     const typesNode = `@types/node@${repoPackage.devDependencies['@types/node']}`;
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, typesNode], {
+    // The optional peers of session-hub/react and session-hub/ai-sdk, at the versions the repository develops with.
+    const peers = ['react', 'react-dom', '@types/react', 'ai'].map(
+      (name) => `${name}@${repoPackage.devDependencies[name]}`,
+    );
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, typesNode, ...peers], {
       cwd: project,
       env,
     });
@@ -78,6 +82,20 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
       receivedSeq: 0,
       messages: [{ role: 'user', content: 'hi' }],
       forbidden: 'FORBIDDEN',
+    });
+  });
+
+  it('runs the React and AI SDK entry points under plain node (server rendering, the log as UI messages)', async ({
+    expect,
+  }) => {
+    const { stdout } = await run(process.execPath, ['react-ai.mjs'], { cwd: project, env });
+    expect(JSON.parse(stdout)).toEqual({
+      html: '<p>loading</p>',
+      replay: true,
+      derived: [
+        { role: 'user', content: 'hi', id: 'u1' },
+        { role: 'assistant', content: 'hello' },
+      ],
     });
   });
 
@@ -127,6 +145,15 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
     expect(result.stdout).toBe('');
   });
 
+  // skipLibCheck: ai's own declarations take minutes to check on a loaded machine (the strict check of this
+  // package's declarations is the test above); this one checks that the React and AI SDK entry points type as used.
+  it('type-checks a consumer of session-hub/react and session-hub/ai-sdk (strict, NodeNext)', async ({ expect }) => {
+    const result = await run(bin('tsc'), ['-p', 'tsconfig.react.json'], { cwd: project, env }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(result.stdout).toBe('');
+  });
+
   it('bundles the SDK for browsers: no Node built-ins, no server code, within the size budget', async ({ expect }) => {
     const result = await build({
       entryPoints: [join(project, 'browser.mjs')],
@@ -142,6 +169,8 @@ describe.concurrent('the installed package', { timeout: 180_000 }, () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((path) => /node_modules\/(ws|ioredis|pino|prom-client|jose)\//.test(path))).toEqual([]);
     expect(inputs.filter((path) => path.includes('session-hub/dist/server/'))).toEqual([]);
+    // The React hooks and the AI SDK transport are entry points of their own: a plain SDK bundle holds none of them.
+    expect(inputs.filter((path) => /session-hub\/dist\/(react|ai-sdk)\/|client\/session-store/.test(path))).toEqual([]);
     expect(inputs).toContain('node_modules/session-hub/dist/client/transport-browser.js');
     const bytes = result.outputFiles[0]!.contents;
     console.log(`browser bundle: ${bytes.byteLength} bytes minified, ${gzipSync(bytes).byteLength} gzipped`);

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { JsonObject, JsonValue } from './json.ts';
 
 /** True for a JSON object (not null, not an array). */
 export function isObject(value: JsonValue | undefined): value is JsonObject {
