@@ -108,4 +108,3 @@ function toFrozenJson(value: unknown, path: string): JsonValue {
 
 /** The committed event for a draft: envelope in the canonical key order, frozen (the core's own builder). */
 export const toSessionEvent: (draft: ValidatedDraft, seq: number, time: number) => SessionEvent = toEvent;
-
