@@ -14,7 +14,7 @@ export type { TokenSource } from './connection.ts';
 export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';
 export type { WebSocketConstructor, WebSocketLike } from './transport.ts';
 export type { ProjectionChange } from '../shared/index.ts';
-export type { SessionEvent, DerivedMessage, EventDraft } from '../shared/index.ts';
+export type { SessionEvent, DerivedMessage, EventDraft, ProjectorState } from '../shared/index.ts';
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
 export type { ProviderStreamOptions, StreamedAssistant, StreamedToolCall } from './provider-streams/index.ts';
 export type { PresenceChange } from './presence.ts';

@@ -10,6 +10,7 @@ export { HubErrorCode } from '../shared/protocol.ts';
 export type { EventStore } from './store/event-store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory/memory-store.ts';
 export { RedisStore, type RedisStoreOptions } from './store/redis/redis-store.ts';
+export type { RedisAuth } from './store/redis/redis-connection.ts';
 // JWT auth (the CLI's --auth-* flags): createHubAuth(createAuthenticator({ key: secretKey(secret) })).
 export { createAuthenticator, type AuthenticatorOptions } from './auth/authenticator.ts';
 export { createHubAuth } from './auth/hub-auth.ts';

@@ -14,6 +14,7 @@ export type {
   ServerMessage,
   WelcomeMessage,
   AnnouncedLimits,
+  SnapshotMessage,
   SubscribedMessage,
   EventsMessage,
   LiveMessage,
