@@ -15,6 +15,7 @@ describe('session-hub serve: arguments', () => {
       limits: {},
       lifecycle: 'enforce',
       inspector: true,
+      redisRawReads: true,
     });
   });
 
@@ -54,6 +55,7 @@ describe('session-hub serve: arguments', () => {
       limits: {},
       lifecycle: 'enforce',
       inspector: true,
+      redisRawReads: true,
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),

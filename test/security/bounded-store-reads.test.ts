@@ -34,9 +34,9 @@ function recordReads(store: EventStore): { readonly store: EventStore; readonly 
   };
   // The real store, its reads counted (its other methods run on the store itself: private fields need it).
   const proxy = new Proxy(store, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (typeof property === 'string' && property in recorded) return recorded[property as keyof EventStore];
-      const value: unknown = Reflect.get(target, property, receiver);
+      const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });

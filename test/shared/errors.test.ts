@@ -6,7 +6,13 @@ import { toHubError } from '../../server/hub-error.ts';
 /** Session-log codes an append can fail with on the hub: they reach clients under the same name. */
 const WIRE_CODES = ['INVALID_JSON', 'INVALID_EVENT', 'SURFACE_VIOLATION', 'LIFECYCLE_VIOLATION'] as const;
 /** Codes only a local caller sees (a stored log, a re-entrant subscriber, the provider adapters). */
-const LOCAL_CODES = ['INVALID_LOG', 'REENTRANT_APPEND', 'UNPAIRED_TOOL_MESSAGE', 'UNSUPPORTED_MESSAGE'] as const;
+const LOCAL_CODES = [
+  'INVALID_LOG',
+  'INVALID_SNAPSHOT',
+  'REENTRANT_APPEND',
+  'UNPAIRED_TOOL_MESSAGE',
+  'UNSUPPORTED_MESSAGE',
+] as const;
 
 describe('error code tables', () => {
   it('every session-log code is spelled as its name and is either a wire code or a local one, not both', () => {
