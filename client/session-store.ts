@@ -23,6 +23,11 @@ export interface SessionSnapshot {
   readonly lastSeq: number;
   /** Who watches the session (only with `presence: true`). */
   readonly presence: readonly Watcher[];
+  /**
+   * Seq of the hub snapshot the view starts on (`from: 'snapshot'`): `events` holds only the events after it while
+   * `messages` are exact. -1 when the hub had no snapshot; undefined when the view did not start on one.
+   */
+  readonly snapshotSeq: number | undefined;
 }
 
 /**
@@ -34,6 +39,12 @@ export interface SessionViewOptions {
   readonly presence?: boolean;
   /** How this subscription is named to other watchers. */
   readonly label?: string;
+  /**
+   * `'snapshot'`: start from the hub's projection snapshot (messages exact at once, `events` only the tail after
+   * `snapshotSeq`). Default: the whole log from seq 0. Applied when any user asked for it before the shared
+   * subscription is made.
+   */
+  readonly from?: 'snapshot';
 }
 
 /** The empty, loading picture (server rendering, no session id, before anything arrived). */
@@ -44,6 +55,7 @@ export const EMPTY_SESSION_SNAPSHOT: SessionSnapshot = Object.freeze({
   error: undefined,
   lastSeq: -1,
   presence: Object.freeze([]) as readonly Watcher[],
+  snapshotSeq: undefined,
 });
 
 /** How long a view with no user keeps its subscription (a Strict Mode remount or fast refresh takes it back). */
@@ -100,7 +112,12 @@ export class SessionView {
   request(options: SessionViewOptions): void {
     const presence = this.#options.presence === true || options.presence === true;
     const label = this.#options.label ?? options.label;
-    this.#options = { ...(presence ? { presence } : {}), ...(label === undefined ? {} : { label }) };
+    const fromSnapshot = this.#options.from === 'snapshot' || options.from === 'snapshot';
+    this.#options = {
+      ...(presence ? { presence } : {}),
+      ...(label === undefined ? {} : { label }),
+      ...(fromSnapshot ? { from: 'snapshot' as const } : {}),
+    };
   }
 
   /** The current picture (the same object until something changes). */
@@ -143,6 +160,7 @@ export class SessionView {
       this.client.subscribe(this.sessionId, {
         ...(this.#options.presence === true ? { presence: true } : {}),
         ...(this.#options.label === undefined ? {} : { label: this.#options.label }),
+        ...(this.#options.from === 'snapshot' ? { from: 'snapshot' as const } : {}),
       });
     this.#subscription = subscription;
     const changed = (): void => this.#changed();
@@ -199,7 +217,11 @@ export class SessionView {
   #picture(subscription: Subscription): SessionSnapshot {
     const previous = this.#snapshot;
     const lastSeq = subscription.lastSeq;
-    const sameLog = previous.lastSeq === lastSeq && previous.events.length === subscription.events.length;
+    const snapshotSeq = subscription.snapshotSeq;
+    const sameLog =
+      previous.lastSeq === lastSeq &&
+      previous.events.length === subscription.events.length &&
+      previous.snapshotSeq === snapshotSeq;
     return Object.freeze({
       messages: sameLog ? previous.messages : Object.freeze([...subscription.messages]),
       events: sameLog ? previous.events : Object.freeze([...subscription.events]),
@@ -207,6 +229,7 @@ export class SessionView {
       error: this.#error,
       lastSeq,
       presence: subscription.presence,
+      snapshotSeq,
     });
   }
 
@@ -222,7 +245,7 @@ const views = new WeakMap<HubClient, Map<string, SessionView>>();
 /**
  * The shared view of `sessionId` on `client`: always the same object for the same client and session (an unused one
  * holds no subscription and no events). Options asked for before its subscription is made apply to it (presence
- * when anyone asked; the first label); an open view is shared as it is. A client that already subscribed to the session itself lends that
+ * and `from: 'snapshot'` when anyone asked; the first label); an open view is shared as it is. A client that already subscribed to the session itself lends that
  * subscription to the view (and keeps it).
  */
 export function sessionView(client: HubClient, sessionId: string, options: SessionViewOptions = {}): SessionView {

@@ -97,9 +97,16 @@ export class HubChatTransport implements ChatTransport<HubUIMessage> {
     const view = this.view;
     const release = view.retain();
     try {
-      await view.subscription!.whenLive();
+      const subscription = view.subscription!;
+      await subscription.whenLive();
       if (abortSignal?.aborted === true) return null;
-      const pending = pendingReply(view.subscription!.events);
+      // The open turn may have started before a hub snapshot: from a copy that lacks the log before it, the pending
+      // reply cannot be told exactly, so say so rather than guess.
+      if (subscription.fromSeq !== 0) {
+        const message = `this client follows ${this.sessionId} from seq ${subscription.fromSeq}: reconnectToStream needs the whole log`;
+        throw new HubClientError('ALREADY_SUBSCRIBED', message, { sessionId: this.sessionId });
+      }
+      const pending = pendingReply(subscription.events);
       if (pending.kind === 'none') return null;
       const afterSeq = pending.kind === 'open-turn' ? pending.turnStartSeq - 1 : pending.userSeq;
       // useChat aborts a resumed stream on stop(), and also when it starts another resume (then it calls this again

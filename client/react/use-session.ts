@@ -21,7 +21,10 @@ const emptySnapshot = (): SessionSnapshot => EMPTY_SESSION_SNAPSHOT;
  * Strict Mode's double mount and fast refresh keep it). A changed `sessionId` moves to that session's view.
  * `client` null or undefined: the `HubProvider`'s. `sessionId` null or undefined: the empty, loading state. On the
  * server (renderToString, streaming SSR) it renders the empty, loading state and subscribes to nothing.
- * `options` apply when the shared subscription is made (presence if any component asked for it; the first label).
+ * `options` apply when the shared subscription is made (presence if any component asked for it; the first label;
+ * `from: 'snapshot'` if any asked for it). `{ from: 'snapshot' }` joins from the hub's projection snapshot: messages
+ * exact from the first render that has any, `events` only the tail after `snapshotSeq` — fast on long sessions,
+ * not the default because `events` then lacks the log before the snapshot.
  */
 export function useSession(
   client: HubClient | null | undefined,
