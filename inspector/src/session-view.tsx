@@ -15,6 +15,8 @@ interface Snapshot {
   readonly messages: readonly DerivedMessage[];
   readonly view: LogView;
   readonly watchers: readonly Watcher[];
+  /** The seq of the hub snapshot the subscription started on (-1: none, its events start at 0). */
+  readonly snapshotSeq: number;
 }
 
 interface Status {
@@ -34,6 +36,7 @@ function useSession(sessionId: string, token: string | undefined) {
     messages: [],
     view: new LogView(),
     watchers: [],
+    snapshotSeq: -1,
   });
   const [status, setStatus] = useState<Status>({
     connection: 'connecting',
@@ -64,6 +67,7 @@ function useSession(sessionId: string, token: string | undefined) {
         messages: subscription.messages,
         view,
         watchers: subscription.presence,
+        snapshotSeq: subscription.snapshotSeq ?? -1,
       });
       setStatus((previous) => ({ ...previous, subscription: subscription.state, lagMs }));
     };
@@ -141,9 +145,9 @@ export function SessionView(props: { sessionId: string; token: string | undefine
     () => (older.length === 0 ? snapshot.events : [...older, ...snapshot.events]),
     [older, snapshot.events],
   );
-  const lastSeq = events.length === 0 ? -1 : events[events.length - 1]!.seq;
+  const lastSeq = events.length === 0 ? snapshot.snapshotSeq : events[events.length - 1]!.seq;
   // The first seq held: the subscription's first event, or the one after the hub's snapshot while the tail is empty.
-  const firstSeq = events[0]?.seq ?? lastSeq + 1;
+  const firstSeq = events[0]?.seq ?? snapshot.snapshotSeq + 1;
   const [travelAt, setTravelAt] = useState<number | undefined>(undefined);
   const [selected, setSelected] = useState<number | undefined>(undefined);
   const at = travelAt !== undefined && travelAt < lastSeq ? travelAt : undefined;
