@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { HubClient } from '../../client/index.ts';
 import { createHub, RedisStore } from '../../server/index.ts';
-import type { ValidatedDraft } from '../../server/store/event-store.ts';
+import type { EventStore, ValidatedDraft } from '../../server/store/event-store.ts';
 import { MessageProjector } from '../../shared/index.ts';
 import { atMost, type Row } from '../report.ts';
 import type { BenchContext } from '../targets.ts';
@@ -47,7 +47,7 @@ function turnDrafts(turn: number, chunks: number): ValidatedDraft[] {
  * Writes a streamed-chunk session of about `events` events straight into the store (1,000 events per commit, not
  * measured), and its snapshot at its last turn end, as the hub's builder would have.
  */
-async function fillSession(store: RedisStore, sessionId: string, events: number): Promise<number> {
+export async function fillSession(store: EventStore, sessionId: string, events: number): Promise<number> {
   const chunks = Math.max(0, Math.floor(events / TURNS) - 6);
   const projector = new MessageProjector();
   let pending: ValidatedDraft[] = [];

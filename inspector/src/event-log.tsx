@@ -9,6 +9,8 @@ export interface EventLogProps {
   readonly selected: number | undefined;
   readonly onSelect: (seq: number) => void;
   readonly follow: boolean;
+  /** The user scrolled to the first rows held: page older events in. */
+  readonly onNearStart?: () => void;
 }
 
 function SurfaceOp({ event, onSelect }: { event: SessionEvent; onSelect: (seq: number) => void }) {
@@ -45,6 +47,7 @@ export function EventLog(props: EventLogProps) {
       follow={props.follow && props.selected === undefined}
       scrollTo={props.selected}
       rowKey={(index) => events[index]!.seq}
+      onNearStart={props.onNearStart}
       testId="event-log"
       className="event-log"
       renderRow={(index) => {

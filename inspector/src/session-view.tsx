@@ -5,6 +5,7 @@ import { deriveMessages, toJsonl, type DerivedMessage, type SessionEvent } from 
 import { EventLog } from './event-log.tsx';
 import { getJson, hubSocketUrl, tokenGrants } from './hub-access.ts';
 import { LogView } from './session-model.ts';
+import { OLDER_PAGE_EVENTS, readEventRange } from './older-events.ts';
 import { Transcript } from './transcript.tsx';
 import { AppendBox } from './append-box.tsx';
 import { Watchers } from './watchers.tsx';
@@ -14,6 +15,8 @@ interface Snapshot {
   readonly messages: readonly DerivedMessage[];
   readonly view: LogView;
   readonly watchers: readonly Watcher[];
+  /** The seq of the hub snapshot the subscription started on (-1: none, its events start at 0). */
+  readonly snapshotSeq: number;
 }
 
 interface Status {
@@ -33,6 +36,7 @@ function useSession(sessionId: string, token: string | undefined) {
     messages: [],
     view: new LogView(),
     watchers: [],
+    snapshotSeq: -1,
   });
   const [status, setStatus] = useState<Status>({
     connection: 'connecting',
@@ -43,7 +47,14 @@ function useSession(sessionId: string, token: string | undefined) {
     error: undefined,
   });
   const clientRef = useRef<HubClient | undefined>(undefined);
+  // Events before the subscription's first one (it starts on the hub's snapshot), paged in over HTTP on demand.
+  const [older, setOlder] = useState<readonly SessionEvent[]>([]);
+  const [olderError, setOlderError] = useState<string | undefined>(undefined);
+  const loading = useRef(false);
+  const generation = useRef(0);
   useEffect(() => {
+    generation.current += 1;
+    setOlder([]);
     const client = new HubClient({ url: hubSocketUrl(), ...(token === undefined ? {} : { token }) });
     clientRef.current = client;
     let view = new LogView();
@@ -56,6 +67,7 @@ function useSession(sessionId: string, token: string | undefined) {
         messages: subscription.messages,
         view,
         watchers: subscription.presence,
+        snapshotSeq: subscription.snapshotSeq ?? -1,
       });
       setStatus((previous) => ({ ...previous, subscription: subscription.state, lagMs }));
     };
@@ -70,7 +82,11 @@ function useSession(sessionId: string, token: string | undefined) {
         setStatus((previous) => ({ ...previous, headAtOpen: answer.body.headSeq, openHub }));
       }
     });
-    const subscription: Subscription = client.subscribe(sessionId, { presence: true, label: 'inspector' });
+    const subscription: Subscription = client.subscribe(sessionId, {
+      presence: true,
+      label: 'inspector',
+      from: 'snapshot',
+    });
     subscription.on('presence', schedule);
     subscription.on('event', (event) => {
       view.add(event);
@@ -81,6 +97,8 @@ function useSession(sessionId: string, token: string | undefined) {
     subscription.on('live', schedule);
     subscription.on('reset', () => {
       view = new LogView();
+      generation.current += 1;
+      setOlder([]);
       schedule();
     });
     subscription.on('error', (error) =>
@@ -92,7 +110,22 @@ function useSession(sessionId: string, token: string | undefined) {
       client.close();
     };
   }, [sessionId, token]);
-  return { snapshot, status, client: clientRef };
+  /** Pages in the events from `target` up to the first one held (nothing when they are there or a read is on). */
+  const loadOlder = (firstHeld: number, target: number): void => {
+    const from = Math.max(0, target);
+    if (loading.current || from >= firstHeld) return;
+    loading.current = true;
+    const started = generation.current;
+    readEventRange(sessionId, from, firstHeld - 1, token)
+      .then((events) => {
+        if (generation.current === started) setOlder((previous) => [...events, ...previous]);
+      })
+      .catch((error: unknown) => setOlderError(error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        loading.current = false;
+      });
+  };
+  return { snapshot, status, client: clientRef, older, olderError, loadOlder };
 }
 
 function download(name: string, text: string): void {
@@ -106,16 +139,30 @@ function download(name: string, text: string): void {
 
 export function SessionView(props: { sessionId: string; token: string | undefined }) {
   const { sessionId, token } = props;
-  const { snapshot, status, client } = useSession(sessionId, token);
-  const { events, view } = snapshot;
-  const lastSeq = events.length === 0 ? -1 : events[events.length - 1]!.seq;
+  const { snapshot, status, client, older, olderError, loadOlder } = useSession(sessionId, token);
+  const { view } = snapshot;
+  const events = useMemo(
+    () => (older.length === 0 ? snapshot.events : [...older, ...snapshot.events]),
+    [older, snapshot.events],
+  );
+  const lastSeq = events.length === 0 ? snapshot.snapshotSeq : events[events.length - 1]!.seq;
+  // The first seq held: the subscription's first event, or the one after the hub's snapshot while the tail is empty.
+  const firstSeq = events[0]?.seq ?? snapshot.snapshotSeq + 1;
   const [travelAt, setTravelAt] = useState<number | undefined>(undefined);
   const [selected, setSelected] = useState<number | undefined>(undefined);
   const at = travelAt !== undefined && travelAt < lastSeq ? travelAt : undefined;
-  const shownEvents = useMemo(() => (at === undefined ? events : events.slice(0, at + 1)), [events, at]);
+  const shownEvents = useMemo(
+    () => (at === undefined ? events : events.slice(0, Math.max(0, at - firstSeq + 1))),
+    [events, at, firstSeq],
+  );
+  // Time travel derives the messages as of `at` from the log from seq 0: the older events are paged in first.
+  const travelWaits = at !== undefined && firstSeq > 0;
+  useEffect(() => {
+    if (travelWaits) loadOlder(firstSeq, 0);
+  }, [travelWaits, firstSeq]);
   const messages = useMemo(
-    () => (at === undefined ? snapshot.messages : deriveMessages(shownEvents)),
-    [at, snapshot.messages, shownEvents],
+    () => (at === undefined ? snapshot.messages : travelWaits ? [] : deriveMessages(shownEvents)),
+    [at, travelWaits, snapshot.messages, shownEvents],
   );
   const catchingUp = status.subscription === 'catching-up' || status.subscription === 'subscribing';
   const head = status.headAtOpen ?? -1;
@@ -139,6 +186,11 @@ export function SessionView(props: { sessionId: string; token: string | undefine
           Export JSONL
         </button>
       </header>
+      {olderError !== undefined && (
+        <p class="error" data-testid="older-error">
+          older events: {olderError}
+        </p>
+      )}
       {status.error !== undefined && (
         <p class="error" data-testid="error">
           {status.error}
@@ -161,7 +213,9 @@ export function SessionView(props: { sessionId: string; token: string | undefine
               setTravelAt(value >= lastSeq ? undefined : value);
             }}
           />{' '}
-          <span data-testid="travel-at">{at === undefined ? 'live' : `as of seq ${at}`}</span>
+          <span data-testid="travel-at">
+            {at === undefined ? 'live' : travelWaits ? `loading seqs 0–${firstSeq - 1}…` : `as of seq ${at}`}
+          </span>
         </label>
         {at !== undefined && <button onClick={() => setTravelAt(undefined)}>back to live</button>}
       </div>
@@ -175,8 +229,21 @@ export function SessionView(props: { sessionId: string; token: string | undefine
           />
         </section>
         <section class="pane">
-          <h2>Event log ({shownEvents.length})</h2>
+          <h2>
+            Event log ({shownEvents.length}
+            {firstSeq > 0 && `, seqs ${firstSeq}–${lastSeq}`})
+            {firstSeq > 0 && (
+              <button
+                data-testid="load-older"
+                onClick={() => loadOlder(firstSeq, firstSeq - OLDER_PAGE_EVENTS)}
+                title="or scroll up"
+              >
+                older events
+              </button>
+            )}
+          </h2>
           <EventLog
+            onNearStart={() => loadOlder(firstSeq, firstSeq - OLDER_PAGE_EVENTS)}
             events={shownEvents}
             replacedBy={view.replacedBy}
             selected={selected}

@@ -19,6 +19,8 @@ export interface VirtualListProps {
   readonly follow?: boolean;
   /** Scroll this row into view when it changes. */
   readonly scrollTo?: number | undefined;
+  /** Called when the user scrolls near the first row (to page older rows in before it). */
+  readonly onNearStart?: (() => void) | undefined;
   readonly className?: string;
   readonly testId?: string;
 }
@@ -52,9 +54,24 @@ export function VirtualList(props: VirtualListProps) {
     if (props.scrollTo !== undefined) virtualizer.scrollToIndex(props.scrollTo, { align: 'center' });
   }, [props.scrollTo, virtualizer]);
 
+  // Rows put in before the first one (older rows paged in): keep the rows in view where they were.
+  const firstKey = useRef<string | number | undefined>(undefined);
+  const lastCount = useRef(0);
+  useLayoutEffect(() => {
+    const key = props.count > 0 ? props.rowKey(0) : undefined;
+    const element = scrollRef.current;
+    const added = props.count - lastCount.current;
+    if (element !== null && firstKey.current !== undefined && key !== firstKey.current && added > 0 && !atEnd.current)
+      element.scrollTop += added * props.estimateSize;
+    firstKey.current = key;
+    lastCount.current = props.count;
+  });
+
   const onScroll = (): void => {
     const element = scrollRef.current;
-    if (element !== null) atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+    if (element === null) return;
+    atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+    if (element.scrollTop < props.estimateSize * 4) props.onNearStart?.();
   };
   return (
     <div ref={scrollRef} class={`virtual-list ${props.className ?? ''}`} onScroll={onScroll} data-testid={props.testId}>

@@ -5,6 +5,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWriter, HubClient } from '../../client/index.ts';
+import { MessageProjector } from '../../shared/index.ts';
+import type { ValidatedDraft } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
@@ -189,6 +191,78 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     await page.screenshot({ path: SCREENSHOT });
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]); // e.g. a 404 for /favicon.ico
+    await page.close();
+  });
+
+  it('opens a session from its snapshot: messages at once, the tail in the log; scrolling and time travel page older events in', async () => {
+    // 30 turns of 100 events (94 streamed chunks each), committed straight into the store; the snapshot covers
+    // turns 1..29 (seqs 0..2899), so the subscription's events are turn 30 only.
+    const longId = 'demo/long';
+    const turnEvents = (turn: number): ValidatedDraft[] => [
+      { type: 'user/message', data: { role: 'user', content: `question ${turn}` }, surfaceOp: 'append' },
+      { type: 'turn/start', data: { turn } },
+      { type: 'step/start', data: { turn, step: 1 } },
+      ...Array.from({ length: 94 }, (_, chunk) => ({
+        type: 'assistant/chunk',
+        data: { turn, step: 1, chunk: `c${chunk} ` },
+      })),
+      {
+        type: 'assistant/message',
+        data: { turn, step: 1, message: { role: 'assistant', content: `answer ${turn}` } },
+        surfaceOp: 'append',
+      },
+      { type: 'step/end', data: { turn, step: 1 } },
+      { type: 'turn/end', data: { turn, reason: { kind: 'completed' } } },
+    ];
+    const projector = new MessageProjector();
+    let epoch = '';
+    for (let turn = 1; turn <= 30; turn++) {
+      const result = await store.commit({ sessionId: longId, expectedSeq: (turn - 1) * 100, events: turnEvents(turn) });
+      if (result.status !== 'committed') throw new Error(`commit ${result.status}`);
+      epoch = result.epoch;
+      if (turn <= 29) projector.applyAll(result.events);
+    }
+    const state = projector.exportState();
+    expect(state.length - 1).toBe(2899);
+    expect(await store.snapshots.put(longId, { epoch, seq: 2899, state })).toBe('written');
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${hub.url}/inspect?session=${encodeURIComponent(longId)}`);
+    await page.waitForSelector('[data-testid="subscription-state"].state-live', WAIT);
+    await waitForText(page, '[data-testid="transcript"] .role-assistant', 'answer 30');
+    await waitForText(page, '.pane h2', 'Derived messages (60)');
+    await waitForText(page, '.pane h2', 'Event log (100, seqs 2900–2999)');
+    expect((await transcript(page)).slice(-2)).toEqual(['user: question 30', 'assistant: answer 30']);
+    const seqsInLog = () =>
+      page.$$eval('[data-testid="event-log"] .event-row', (rows) =>
+        rows.map((row) => Number((row as HTMLElement).dataset['seq'])),
+      );
+    expect(Math.min(...(await seqsInLog()))).toBeGreaterThanOrEqual(2900);
+
+    // Scrolling to the top of the log pages the 500 events before it in, and the rows in view stay in view.
+    await page.$eval('[data-testid="event-log"]', (element) => element.scrollTo({ top: 0 }));
+    await waitForText(page, '.pane h2', 'Event log (600, seqs 2400–2999)');
+    await page.waitForSelector('[data-testid="event-log"] .event-row[data-seq="2899"]', WAIT);
+    expect((await seqsInLog()).includes(2400)).toBe(false);
+
+    // Time travel below the snapshot reads the rest from seq 0 and derives the messages as of that seq.
+    await page.$eval('[data-testid="time-travel"]', (input) => {
+      (input as HTMLInputElement).value = '99';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="travel-at"]')?.textContent === 'as of seq 99',
+      undefined,
+      WAIT,
+    );
+    expect(await transcript(page)).toEqual(['user: question 1', 'assistant: answer 1']);
+    await waitForText(page, '.pane h2', 'Event log (100)');
+    await page.click('text=back to live');
+    await waitForText(page, '.pane h2', 'Event log (3000)');
+    await waitForText(page, '.pane h2', 'Derived messages (60)');
+    expect(pageErrors).toEqual([]);
     await page.close();
   });
 
