@@ -23,7 +23,7 @@ const emptySnapshot = (): SessionSnapshot => EMPTY_SESSION_SNAPSHOT;
  * server (renderToString, streaming SSR) it renders the empty, loading state and subscribes to nothing.
  * `options` apply when the shared subscription is made (presence if any component asked for it; the first label;
  * `from: 'snapshot'` if any asked for it). `{ from: 'snapshot' }` joins from the hub's projection snapshot: messages
- * exact from the first render that has any, `events` only the tail after `snapshotSeq` — fast on long sessions,
+ * exact from the first render that holds messages, `events` only the tail after `snapshotSeq` — fast on long sessions,
  * not the default because `events` then lacks the log before the snapshot.
  */
 export function useSession(

@@ -180,7 +180,7 @@ export class ConnectionSubscriptions {
    * Where the subscription starts. With `snapshot: true`: sends the `snapshot` frame (before `subscribed`, which the
    * subscription sends) and starts after it, unless the client's own copy is of the snapshot's epoch and at or past
    * it (then the frame says so with `state: null`). The catch-up reads from there under the snapshot's epoch, so
-   * a session rewritten meanwhile gets `reset` as any stale position does.
+   * a session rewritten meanwhile gets `reset`, as every stale position does.
    */
   async #snapshotStart(
     request: SubscribeRequest,
