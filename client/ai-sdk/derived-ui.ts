@@ -1,25 +1,13 @@
 import type { DynamicToolUIPart, UIMessage } from 'ai';
 import type { DerivedMessage } from '../../shared/events.ts';
 import type { JsonObject, JsonValue } from '../../shared/json.ts';
-import { isObject } from '../../shared/is-object.ts';
+import { parseInput, record } from './json-input.ts';
 
 type Part = UIMessage['parts'][number];
 type AssistantUIPart =
   | { type: 'text'; text: string; state?: 'done' }
   | { type: 'reasoning'; text: string; state?: 'done'; providerMetadata?: { anthropic: { signature: string } } }
   | DynamicToolUIPart;
-
-function record(value: JsonValue | undefined): JsonObject | undefined {
-  return isObject(value) ? value : undefined;
-}
-
-function parseInput(args: string): unknown {
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
-}
 
 /**
  * The UI parts of one derived assistant message, in order: `content` as a string (one text part) or blocks (`text`,

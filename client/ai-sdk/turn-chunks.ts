@@ -2,7 +2,7 @@ import type { UIMessageChunk } from 'ai';
 import type { SessionEvent, TurnEndReasonKind } from '../../shared/events.ts';
 import type { JsonObject, JsonValue } from '../../shared/json.ts';
 import { assistantParts } from './derived-ui.ts';
-import { isObject } from '../../shared/is-object.ts';
+import { parseInput, record } from './json-input.ts';
 
 /** What a turn's UI message carries as metadata: its turn number and how it stands. */
 export interface HubTurnMetadata {
@@ -22,18 +22,6 @@ const FINISH_REASONS: Record<TurnEndReasonKind, 'stop' | 'length' | 'content-fil
   aborted: 'other',
   interrupted: 'other',
 };
-
-function record(value: JsonValue | undefined): JsonObject | undefined {
-  return isObject(value) ? value : undefined;
-}
-
-function parseInput(args: string): unknown {
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
-}
 
 /**
  * Turns the events of one turn, in seq order, into the AI SDK's UI message chunks: `start` at `turn/start`,
