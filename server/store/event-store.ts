@@ -163,6 +163,11 @@ export interface StoredPage {
   readonly bodies: readonly Uint8Array[];
   /** Each event's commit time (epoch ms). */
   readonly times: readonly number[];
+  /**
+   * True when the read stopped early for bytes (`readStoredPage`'s `maxBytes`): more events follow within its
+   * `limit`, so a short page is not the end of the log. Absent or false otherwise.
+   */
+  readonly truncated?: boolean;
 }
 
 export interface StoreWatchHandlers {
@@ -218,8 +223,13 @@ export interface EventStore {
    * store verifies everything but the bodies (contiguous seqs from `fromSeq`, the fields, the time); the bodies are
    * what it holds (see `StoredPage.bodies`). The seam knows nothing of the wire or of decoding: `codec/stored-events.ts`
    * turns the page into events (`readEventPage`), `codec/encoded-page.ts` into msgpack events for frames.
+   *
+   * `maxBytes` bounds the page by bytes: its bodies take at most `maxBytes` together, except that a page holds at
+   * least one event (whatever its size); a page cut short for bytes has `truncated` set. The Redis engine never
+   * receives a reply much larger than that either (docs/storage.md, "Reads bounded by bytes"). Omitted: by count
+   * only.
    */
-  readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage>;
+  readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */
