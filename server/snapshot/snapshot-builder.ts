@@ -138,7 +138,7 @@ export class SnapshotBuilder {
     const sizer = new StoreReadSizer(reads);
     while (projector.length <= read.headSeq) {
       const limit = Math.min(sizer.count, read.headSeq + 1 - projector.length);
-      const stored = await store.readStoredPage(sessionId, projector.length, limit);
+      const stored = await store.readStoredPage(sessionId, projector.length, limit, sizer.maxBytes);
       sizer.observe(largestBody(stored.bodies));
       const page = decodeStoredPage(sessionId, stored);
       if (page.epoch !== epoch || page.events.length === 0) return 'stale';

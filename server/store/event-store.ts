@@ -169,6 +169,11 @@ export interface StoredPage {
   readonly bodies: readonly Uint8Array[];
   /** Each event's commit time (epoch ms). */
   readonly times: readonly number[];
+  /**
+   * True when the read stopped early for bytes (`readStoredPage`'s `maxBytes`): more events follow within its
+   * `limit`, so a short page is not the end of the log. Absent or false otherwise.
+   */
+  readonly truncated?: boolean;
 }
 
 export interface StoreWatchHandlers {
@@ -225,8 +230,13 @@ export interface EventStore {
    * what it holds (see `StoredPage.bodies`). The seam knows nothing of the wire or of decoding: `codec/stored-events.ts`
    * turns the page into events (`readEventPage`), `codec/encoded-page.ts` into msgpack events for frames.
    * `fromSeq` below the first seq of a trimmed log (of a session with an epoch): `StoreTrimmedError` (`GONE`).
+   *
+   * `maxBytes` bounds the page by bytes: its bodies take at most `maxBytes` together, except that a page holds at
+   * least one event (whatever its size); a page cut short for bytes has `truncated` set. The Redis engine never
+   * receives a reply much larger than that either (docs/storage.md, "Reads bounded by bytes"). Omitted: by count
+   * only.
    */
-  readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage>;
+  readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage>;
   /**
    * Remove the events below `beforeSeq` from the session's log, in one atomic step, only in the request's epoch
    * (trim.ts): for the archive (archive, then trim) and retention. Seqs, head and epoch stay; idempotency keys are

@@ -46,11 +46,14 @@ function checkBatches(batches: GroupCommitRequest['batches']): void {
   }
 }
 
-/** Throws `StoreRequestError` unless the read arguments are well-formed. */
-export function checkReadRequest(sessionId: string, fromSeq: number, limit: number): void {
+/** Throws `StoreRequestError` unless the read arguments are well-formed (`maxBytes`: omitted, or a positive integer). */
+export function checkReadRequest(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): void {
   validateSessionId(sessionId);
   if (!isSeq(fromSeq)) throw new StoreRequestError('fromSeq must be a non-negative safe integer');
   if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreRequestError('limit must be a positive integer');
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1)) {
+    throw new StoreRequestError('maxBytes must be a positive integer');
+  }
 }
 
 /** Throws `StoreRequestError` unless the trim request is well-formed (both engines check the same way). */

@@ -122,11 +122,11 @@ export class MemoryStore implements EventStore {
     return eventsOf(sessionId, this.backend.peek(sessionId), fromSeq, limit);
   }
 
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
     this.#checkOpen();
-    checkReadRequest(sessionId, fromSeq, limit);
+    checkReadRequest(sessionId, fromSeq, limit, maxBytes);
     const session = this.backend.peek(sessionId);
-    return storedPageOf(session?.epoch, fromSeq, eventsOf(sessionId, session, fromSeq, limit));
+    return storedPageOf(session?.epoch, fromSeq, eventsOf(sessionId, session, fromSeq, limit), maxBytes);
   }
 
   /** See `EventStore.trim` (memory-trim.ts). */
@@ -195,12 +195,27 @@ function knownKeys(
   });
 }
 
-/** Events (from seq `firstSeq` on) as a stored page: each one's body encoded as the Redis engine stores it. */
-export function storedPageOf(epoch: string | undefined, firstSeq: number, events: readonly SessionEvent[]): StoredPage {
-  return {
-    epoch,
-    firstSeq,
-    bodies: events.map((event) => encodeEventBody(event)),
-    times: events.map((event) => event.time),
-  };
+/**
+ * Events (from seq `firstSeq` on) as a stored page: each one's body encoded as the Redis engine stores it, as many
+ * as fit in `maxBytes` of bodies (at least one; `page-bytes.ts`): the events left out are never encoded.
+ */
+export function storedPageOf(
+  epoch: string | undefined,
+  firstSeq: number,
+  events: readonly SessionEvent[],
+  maxBytes?: number,
+): StoredPage {
+  const bodies: Uint8Array[] = [];
+  const times: number[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const body = encodeEventBody(event);
+    bytes += body.length;
+    if (bodies.length > 0 && maxBytes !== undefined && bytes > maxBytes) {
+      return { epoch, firstSeq, bodies, times, truncated: true };
+    }
+    bodies.push(body);
+    times.push(event.time);
+  }
+  return { epoch, firstSeq, bodies, times };
 }

@@ -354,9 +354,9 @@ export class RedisStore implements EventStore {
   }
 
   /** See `CatchUpReader.read` (redis-catch-up.ts). */
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
-    const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    return this.#catchUp.read(keys, sessionId, fromSeq, limit);
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
+    const keys = await this.#readableKeys(sessionId, fromSeq, limit, maxBytes);
+    return this.#catchUp.read(keys, sessionId, fromSeq, limit, maxBytes);
   }
 
   /** Counts kept for the metrics: catch-up pages read through ioredis although the raw reader is on. */
@@ -365,8 +365,8 @@ export class RedisStore implements EventStore {
   }
 
   /** The session's keys, once the read is checked and the session's notifications are active (reads wait for it). */
-  async #readableKeys(sessionId: string, fromSeq: number, limit: number): Promise<SessionKeys> {
-    checkReadRequest(sessionId, fromSeq, limit);
+  async #readableKeys(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<SessionKeys> {
+    checkReadRequest(sessionId, fromSeq, limit, maxBytes);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
     return sessionKeys(this.keyPrefix, sessionId);
   }
