@@ -17,13 +17,8 @@ import { isMissing, randomTag, syncDir, unavailable } from './durable-fs.ts';
 import { isSessionDirName, sessionDirName, sessionIdOfDirName } from './file-names.ts';
 import { describeIndex, encodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
 import { SegmentCache } from './segment-cache.ts';
-import {
-  SEGMENT_MAX_BYTES,
-  SEGMENT_MAX_EVENTS,
-  SegmentMissingError,
-  SessionFiles,
-  type StepHook,
-} from './session-files.ts';
+import { SEGMENT_MAX_BYTES, SEGMENT_MAX_EVENTS } from '../segment-codec.ts';
+import { SegmentMissingError, SessionFiles, type StepHook } from './session-files.ts';
 import { readFileIndexPage } from './file-read.ts';
 
 export type { FileArchiveStep } from './session-files.ts';

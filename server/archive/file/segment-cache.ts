@@ -1,4 +1,4 @@
-import type { SegmentEvents } from './segment-codec.ts';
+import type { SegmentEvents } from '../segment-codec.ts';
 
 /**
  * The last decoded segments, by path, least recently used evicted first, bounded in bytes. Segment files are never

@@ -2,15 +2,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDataError } from '../../store/event-store.ts';
 import { decodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
-import { decodeSegment, encodeSegment, type SegmentEvents } from './segment-codec.ts';
+import { decodeSegment, encodeSegment, splitRun, type SegmentEvents } from '../segment-codec.ts';
 import type { SegmentCache } from './segment-cache.ts';
 import { INDEX_FILE, segmentFileName } from './file-names.ts';
 import { isMissing, randomTag, removeQuietly, unavailable, writeFileDurably } from './durable-fs.ts';
-
-/** Most events in one segment file. */
-export const SEGMENT_MAX_EVENTS = 4096;
-/** Most body bytes in one segment file (a single larger body gets a segment of its own). */
-export const SEGMENT_MAX_BYTES = 1024 * 1024;
 
 /** A segment file went missing under a reader: a concurrent rewrite or delete, or data loss (the caller tells which). */
 export class SegmentMissingError extends Error {
@@ -92,26 +87,17 @@ export class SessionFiles {
   async writeSegments(run: SegmentEvents): Promise<SegmentEntry[]> {
     const entries: SegmentEntry[] = [];
     try {
-      let start = 0;
-      while (start < run.bodies.length) {
-        let end = start;
-        let bytes = 0;
-        while (end < run.bodies.length && end - start < SEGMENT_MAX_EVENTS) {
-          const size = run.bodies[end]!.byteLength;
-          if (end > start && bytes + size > SEGMENT_MAX_BYTES) break;
-          bytes += size;
-          end++;
-        }
-        const firstSeq = run.firstSeq + start;
-        const encoded = await encodeSegment({
-          firstSeq,
-          bodies: run.bodies.slice(start, end),
-          times: run.times.slice(start, end),
-        });
-        const name = segmentFileName(firstSeq, randomTag());
+      for (const part of splitRun(run)) {
+        const encoded = await encodeSegment(part);
+        const name = segmentFileName(part.firstSeq, randomTag());
         await writeFileDurably(this.dir, name, encoded.file, () => this.stepAsync('segment-temp-written'));
-        entries.push({ name, firstSeq, count: end - start, bytes: encoded.bytes, sha256: encoded.sha256 });
-        start = end;
+        entries.push({
+          name,
+          firstSeq: part.firstSeq,
+          count: part.bodies.length,
+          bytes: encoded.bytes,
+          sha256: encoded.sha256,
+        });
       }
     } catch (error) {
       await this.removeSegments(entries);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
-import { StoreDataError } from '../../store/event-store.ts';
+import { StoreDataError } from '../store/event-store.ts';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -12,6 +12,11 @@ const HASH_BYTES = 32;
 const HEADER_BYTES = MAGIC.byteLength + HASH_BYTES;
 /** Brotli quality: 1 of 11, the fast end (session logs are JSON-like text; ratios in docs/storage.md). */
 export const BROTLI_QUALITY = 1;
+
+/** Most events in one segment (a file, or a row). */
+export const SEGMENT_MAX_EVENTS = 4096;
+/** Most body bytes in one segment (a single larger body gets a segment of its own). */
+export const SEGMENT_MAX_BYTES = 1024 * 1024;
 
 /** A run of consecutive archived events, as one segment holds them. */
 export interface SegmentEvents {
@@ -108,4 +113,27 @@ export async function decodeSegment(
   }
   if (at !== payload.byteLength || at - fixed !== expected.bytes) throw bad('payload size does not match the index');
   return { firstSeq, bodies, times };
+}
+
+/** Cuts a run into segments of at most `SEGMENT_MAX_EVENTS` events and `SEGMENT_MAX_BYTES` of bodies (at least one event each). */
+export function splitRun(run: SegmentEvents): SegmentEvents[] {
+  const parts: SegmentEvents[] = [];
+  let start = 0;
+  while (start < run.bodies.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < run.bodies.length && end - start < SEGMENT_MAX_EVENTS) {
+      const size = run.bodies[end]!.byteLength;
+      if (end > start && bytes + size > SEGMENT_MAX_BYTES) break;
+      bytes += size;
+      end++;
+    }
+    parts.push({
+      firstSeq: run.firstSeq + start,
+      bodies: run.bodies.slice(start, end),
+      times: run.times.slice(start, end),
+    });
+    start = end;
+  }
+  return parts;
 }
