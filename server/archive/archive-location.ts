@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ArchiveBackend } from './archive-backend.ts';
 import { FileArchive } from './file/file-archive.ts';
+import { PostgresArchive } from './postgres/pg-archive.ts';
 
 /** An `--archive` location that names no backend this hub has, or names one badly. */
 export class ArchiveLocationError extends Error {
@@ -33,5 +34,17 @@ export function archiveBackendFor(location: string): ArchiveBackend {
     throw new ArchiveLocationError(`archive location ${JSON.stringify(location)}: expected ${FORMS}`);
   }
   if (location.startsWith('file:')) return new FileArchive({ dir: fileDir(location) });
+  if (location.startsWith('postgres://') || location.startsWith('postgresql://')) {
+    let url: URL;
+    try {
+      url = new URL(location);
+    } catch {
+      throw new ArchiveLocationError(`archive location: not a valid PostgreSQL URL (${FORMS})`);
+    }
+    if (url.hostname === '' && !url.searchParams.has('host')) {
+      throw new ArchiveLocationError('archive location: a PostgreSQL URL needs a host (postgres://user@host:5432/db)');
+    }
+    return new PostgresArchive({ url: location });
+  }
   throw new ArchiveLocationError(`archive location ${JSON.stringify(location)}: expected ${FORMS}`);
 }
