@@ -62,13 +62,17 @@ export async function migrateArchiveSchema(pool: Pool, targetVersion = ARCHIVE_S
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS session_hub_schema (
-           component text PRIMARY KEY,
-           version integer NOT NULL,
-           migrated_at timestamptz NOT NULL DEFAULT now()
-         )`,
-      );
+      // DDL only when there is something to migrate: a schema at the current version opens on a read-only database.
+      const exists = await client.query<{ found: string | null }>(`SELECT to_regclass('session_hub_schema') AS found`);
+      if (exists.rows[0]?.found === null) {
+        await client.query(
+          `CREATE TABLE session_hub_schema (
+             component text PRIMARY KEY,
+             version integer NOT NULL,
+             migrated_at timestamptz NOT NULL DEFAULT now()
+           )`,
+        );
+      }
       const version = await currentVersion(client);
       if (version > targetVersion) {
         throw new ArchiveSchemaError(
