@@ -110,7 +110,7 @@ export default {
       severity: 'error',
       comment: 'shared/, client/ and the inspector run in browsers: no server-only packages.',
       from: BROWSER,
-      to: { path: '^node_modules/(ws|ioredis|pino|prom-client)/' },
+      to: { path: '^node_modules/(ws|ioredis|pino|prom-client|pg)/' },
     },
   ],
   allowed: [
