@@ -4,12 +4,18 @@ import { validateSessionId } from '../session-id.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { sessionKeys } from './redis-keys.ts';
-import { LEASE_RELEASE_SCRIPT, SNAPSHOT_GET_SCRIPT, SNAPSHOT_PUT_SCRIPT } from './redis-snapshot-scripts.ts';
+import {
+  LEASE_RELEASE_SCRIPT,
+  SNAPSHOT_COUNT_BYTES_SCRIPT,
+  SNAPSHOT_GET_SCRIPT,
+  SNAPSHOT_PUT_SCRIPT,
+} from './redis-snapshot-scripts.ts';
 
 interface SnapshotCommands {
   shSnapGetBuffer(log: string, epoch: string, snapshot: string): Promise<unknown>;
   shSnapPut(log: string, epoch: string, snapshot: string, ...args: (string | Buffer)[]): Promise<unknown>;
   shLeaseRelease(lease: string, owner: string): Promise<unknown>;
+  shSnapCountBytes(epochKey: string, snapshot: string, epoch: string, bytes: string, every: string): Promise<unknown>;
 }
 
 /** Runs one Redis call, mapping its failure to the store's errors (`RedisStore`'s wrapper). */
@@ -25,6 +31,7 @@ export class RedisSnapshots implements SnapshotStore {
     redis.defineCommand('shSnapGet', { numberOfKeys: 3, lua: SNAPSHOT_GET_SCRIPT });
     redis.defineCommand('shSnapPut', { numberOfKeys: 3, lua: SNAPSHOT_PUT_SCRIPT });
     redis.defineCommand('shLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    redis.defineCommand('shSnapCountBytes', { numberOfKeys: 2, lua: SNAPSHOT_COUNT_BYTES_SCRIPT });
     this.#redis = redis as RedisClient & SnapshotCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -60,6 +67,14 @@ export class RedisSnapshots implements SnapshotStore {
   async release(sessionId: string, owner: string): Promise<void> {
     const keys = this.#keys(sessionId);
     await this.#call('snapshot lease', () => this.#redis.shLeaseRelease(keys.snapshotLease, owner));
+  }
+
+  async countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    const keys = this.#keys(sessionId);
+    const reply = await this.#call('snapshot byte count', () =>
+      this.#redis.shSnapCountBytes(keys.epoch, keys.snapshot, epoch, String(bytes), String(every)),
+    );
+    return reply === 1;
   }
 
   #keys(sessionId: string): ReturnType<typeof sessionKeys> {
