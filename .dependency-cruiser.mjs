@@ -31,7 +31,7 @@ const layers = {
   },
   index: {
     path: '^server/index[.]ts$',
-    imports: ['hub', 'config', 'ws', 'archive', 'auth', 'limits', 'store', 'kernel', 'shared'],
+    imports: ['hub', 'config', 'ws', 'snapshot', 'archive', 'auth', 'limits', 'store', 'kernel', 'shared'],
   },
   hub: {
     path: '^server/hub[.]ts$',

@@ -226,7 +226,7 @@ export class HubMetrics {
     });
     this.snapshotReads = new Counter({
       name: `${prefix}snapshot_reads_total`,
-      help: 'Snapshot reads for joins and HTTP, by result (hit, miss)',
+      help: 'Snapshot reads for joins and HTTP, by result (hit, miss; too_large: a hit above maxFrameBytes, not sent)',
       labelNames: ['result'],
       registers,
     });

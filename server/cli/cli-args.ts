@@ -5,6 +5,8 @@ import type { HubLimits } from '../limits/limits.ts';
 import { parseHostHeader } from '../http/host-policy.ts';
 import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 import { parseRedisFlags, REDIS_FLAG_OPTIONS, redisFlagsUsage, type RedisFlagOptions } from './redis-flags.ts';
+import { parseSnapshotFlags, SNAPSHOT_FLAG_OPTIONS, snapshotFlagsUsage } from './snapshot-flags.ts';
+import type { HubConfig } from '../config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
 export interface ServeOptions extends RedisFlagOptions {
@@ -42,6 +44,8 @@ export interface ServeOptions extends RedisFlagOptions {
   readonly presenceTtlMs: number | undefined;
   /** Byte budget of the append validation cache; undefined: the hub's default (64 MiB). */
   readonly cacheBytes: number | undefined;
+  /** The snapshot policy set by flag or env (the rest keeps the hub's defaults). */
+  readonly snapshots: NonNullable<HubConfig['snapshots']>;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -79,7 +83,7 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
                        default 67108864 = 64 MiB)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
-
+${snapshotFlagsUsage}
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
   --auth-public-key <file>  PEM SPKI public key: RSA -> RS256, EC P-256 -> ES256 (env AUTH_PUBLIC_KEY_FILE)
@@ -238,6 +242,7 @@ export function parseServeArgs(
         'no-inspector': { type: 'boolean' },
         'presence-ttl-ms': { type: 'string' },
         'cache-bytes': { type: 'string' },
+        ...SNAPSHOT_FLAG_OPTIONS,
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -323,5 +328,6 @@ export function parseServeArgs(
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),
     ),
+    snapshots: parseSnapshotFlags(values, env, (message) => new UsageError(message)),
   };
 }

@@ -41,6 +41,8 @@ export class MemoryBackend {
   readonly snapshots = new Map<string, Uint8Array>();
   /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
+  /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
+  readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
@@ -71,6 +73,7 @@ export class MemoryBackend {
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
+    this.snapshotBytes.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
     return deleted;
   }

@@ -49,6 +49,17 @@ export class MemorySnapshots implements SnapshotStore {
     if (this.#backend.snapshotLeases.get(sessionId)?.owner === owner) this.#backend.snapshotLeases.delete(sessionId);
   }
 
+  async countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    this.#check(sessionId);
+    if (this.#backend.peek(sessionId)?.epoch !== epoch) return false;
+    let count = this.#backend.snapshotBytes.get(sessionId);
+    if (count?.epoch !== epoch) this.#backend.snapshotBytes.set(sessionId, (count = { epoch, bytes: 0 }));
+    count.bytes += bytes;
+    if (count.bytes < every) return false;
+    count.bytes = 0;
+    return true;
+  }
+
   #check(sessionId: string): void {
     if (this.#isClosed()) throw new StoreUnavailableError('the store is closed');
     validateSessionId(sessionId);

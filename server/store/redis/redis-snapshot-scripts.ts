@@ -1,6 +1,7 @@
 /**
  * The Redis engine's snapshot scripts (docs/storage.md#snapshots). A snapshot lives in a hash beside its session
- * (same hash tag): `e` its epoch, `s` its seq, `v` the stored value (codec/snapshot-codec.ts).
+ * (same hash tag): `e` its epoch, `s` its seq, `v` the stored value (codec/snapshot-codec.ts); and the byte trigger's
+ * count, `c` the epoch it counts in and `b` the bytes committed since the last trigger.
  */
 
 /**
@@ -37,4 +38,17 @@ return 'written'
 export const LEASE_RELEASE_SCRIPT = `#!lua
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+`;
+
+/**
+ * Count committed bytes towards the byte trigger. KEYS: 1 epoch, 2 snapshot hash. ARGV: 1 epoch, 2 bytes, 3 every.
+ * Nothing is counted (0) unless the session's epoch is ARGV[1]; a count of another epoch starts again from 0.
+ * Returns 1 when the count reached ARGV[3] (and sets it back to 0), else 0.
+ */
+export const SNAPSHOT_COUNT_BYTES_SCRIPT = `#!lua
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[2], 'c') ~= ARGV[1] then redis.call('HSET', KEYS[2], 'c', ARGV[1], 'b', 0) end
+if redis.call('HINCRBY', KEYS[2], 'b', ARGV[2]) < tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[2], 'b', 0)
+return 1
 `;

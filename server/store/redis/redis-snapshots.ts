@@ -4,7 +4,12 @@ import { validateSessionId } from '../session-id.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { sessionKeys } from './redis-keys.ts';
-import { LEASE_RELEASE_SCRIPT, SNAPSHOT_GET_SCRIPT, SNAPSHOT_PUT_SCRIPT } from './redis-snapshot-scripts.ts';
+import {
+  LEASE_RELEASE_SCRIPT,
+  SNAPSHOT_COUNT_BYTES_SCRIPT,
+  SNAPSHOT_GET_SCRIPT,
+  SNAPSHOT_PUT_SCRIPT,
+} from './redis-snapshot-scripts.ts';
 
 interface SnapshotCommands {
   shSnapGetBuffer(log: string, epoch: string, snapshot: string, idempotency: string): Promise<unknown>;
@@ -16,6 +21,7 @@ interface SnapshotCommands {
     ...args: (string | Buffer)[]
   ): Promise<unknown>;
   shLeaseRelease(lease: string, owner: string): Promise<unknown>;
+  shSnapCountBytes(epochKey: string, snapshot: string, epoch: string, bytes: string, every: string): Promise<unknown>;
 }
 
 /** Runs one Redis call, mapping its failure to the store's errors (`RedisStore`'s wrapper). */
@@ -31,6 +37,7 @@ export class RedisSnapshots implements SnapshotStore {
     redis.defineCommand('shSnapGet', { numberOfKeys: 4, lua: SNAPSHOT_GET_SCRIPT });
     redis.defineCommand('shSnapPut', { numberOfKeys: 4, lua: SNAPSHOT_PUT_SCRIPT });
     redis.defineCommand('shLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    redis.defineCommand('shSnapCountBytes', { numberOfKeys: 2, lua: SNAPSHOT_COUNT_BYTES_SCRIPT });
     this.#redis = redis as RedisClient & SnapshotCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -74,6 +81,14 @@ export class RedisSnapshots implements SnapshotStore {
   async release(sessionId: string, owner: string): Promise<void> {
     const keys = this.#keys(sessionId);
     await this.#call('snapshot lease', () => this.#redis.shLeaseRelease(keys.snapshotLease, owner));
+  }
+
+  async countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    const keys = this.#keys(sessionId);
+    const reply = await this.#call('snapshot byte count', () =>
+      this.#redis.shSnapCountBytes(keys.epoch, keys.snapshot, epoch, String(bytes), String(every)),
+    );
+    return reply === 1;
   }
 
   #keys(sessionId: string): ReturnType<typeof sessionKeys> {
