@@ -6,7 +6,7 @@ import { HubClient, type HubClientError } from '../../client/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { test } from '../helpers/fixtures.ts';
-import type { TestHub } from '../helpers/hub.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { runCliHere } from '../cli/run-cli.ts';
 
@@ -91,6 +91,25 @@ describe.each(engines)('hub on the $name engine: reads below the first seq kept 
       expect(subscription.state).toBe('closed');
     } finally {
       client.close();
+    }
+  });
+
+  it('a node that must load the trimmed log to validate an append answers 410 GONE and writes nothing', async () => {
+    // Its append cache folds the log from seq 0 (the lifecycle rules need all of it): without the trimmed prefix it
+    // cannot validate, and says why. (A store that reads the archived prefix, issue 29, lets it load.)
+    const cold = await startHub({ store });
+    try {
+      const head = await store.head(SESSION);
+      const response = await fetch(`${cold.url}/v1/sessions/${encodeURIComponent(SESSION)}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [note(99)] }),
+      });
+      expect(response.status).toBe(410);
+      expect(await response.json()).toMatchObject({ error: { code: 'GONE', details: { firstSeq: 4 } } });
+      expect(await store.head(SESSION)).toEqual(head);
+    } finally {
+      await cold.close();
     }
   });
 
