@@ -174,8 +174,9 @@ async function deleteSession(rawSessionId: string, request: IncomingMessage, dep
 
 async function sessionHead(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
-  const head = await deps.store.head(sessionId);
-  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq } };
+  const { epoch, headSeq, firstSeq } = await deps.store.head(sessionId);
+  // `firstSeq` only for a trimmed log: seqs below it are GONE.
+  return { status: 200, body: { sessionId, epoch, headSeq, ...(firstSeq === undefined ? {} : { firstSeq }) } };
 }
 
 /** `GET /v1/sessions/:id/presence`: who watches the session, on every node (read grant). */
