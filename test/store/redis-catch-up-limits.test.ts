@@ -150,6 +150,45 @@ describe('the raw reader on a real Redis', () => {
     }
   });
 
+  // Issue 26 item 1: a read with a byte budget caps its raw reply near the budget, whatever the count asked for.
+  it('a read bounded by bytes: cut in the node when the reply fits its cap, else dropped and cut by the script', async () => {
+    const scriptRuns = async (): Promise<number> => {
+      const info = await admin.info('commandstats');
+      const calls = (command: string): number =>
+        Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+      return calls('evalsha') + calls('eval'); // ioredis sends EVAL after a NOSCRIPT
+    };
+    const store = await RedisStore.open({ url: server.url, keyPrefix: 'budget:' });
+    try {
+      await store.commit({ sessionId: 's', expectedSeq: 0, events: drafts(10, 100) });
+      await store.commit({ sessionId: 's', expectedSeq: 10, events: drafts(40, 20_000) });
+      const before = await scriptRuns();
+      // 10 small bodies (~130 bytes each): the reply fits its cap, the page is cut to 500 bytes in the node.
+      const small = await store.readStoredPage('s', 0, 10, 500);
+      expect(small.bodies.length).toBeGreaterThan(1);
+      expect(small.bodies.length).toBeLessThan(10);
+      expect(small.bodies.reduce((sum, body) => sum + body.length, 0)).toBeLessThanOrEqual(500);
+      expect(small.truncated).toBe(true);
+      expect(await scriptRuns()).toBe(before);
+      // 40 bodies of 20 KB asked for with a 100 KB budget: the raw reply is dropped past ~105 KB, the script reads.
+      const large = await store.readStoredPage('s', 10, 40, 100_000);
+      expect(large.bodies.length).toBe(4);
+      expect(large.truncated).toBe(true);
+      expect(large.bodies.reduce((sum, body) => sum + body.length, 0)).toBeLessThanOrEqual(100_000);
+      expect(store.counters?.rawReadsOverBudget).toBe(1);
+      expect(await scriptRuns()).toBe(before + 1);
+      const metrics = new HubMetrics('sh_');
+      metrics.storeCounters = store.counters;
+      expect(await metrics.registry.metrics()).toMatch(/^sh_catchup_raw_over_budget_total 1$/m);
+      // The next read that fits goes raw again, on a new socket.
+      expect((await store.readStoredPage('s', 14, 3, 100_000)).bodies).toHaveLength(3);
+      expect(await scriptRuns()).toBe(before + 1);
+      expect(store.counters?.rawReadFallbacks).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it(`names its socket ${PAGE_CONNECTION_NAME}; with rawReads: false there is no such socket`, async () => {
     const names = async (): Promise<string> => (await admin.call('CLIENT', 'LIST')) as string;
     const off = await RedisStore.open({ url: server.url, keyPrefix: 'off:', rawReads: false });

@@ -1,4 +1,4 @@
-import { StoreDataError, type StoredPage } from '../event-store.ts';
+import { StoreUnavailableError, type StoredPage } from '../event-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { streamEntryParts, type RawStreamEntry } from './redis-entries.ts';
 import type { SessionKeys } from './redis-keys.ts';
@@ -56,7 +56,8 @@ export class BoundedPageReader {
       String(maxBytes),
     );
     if (!Array.isArray(reply) || reply.length !== 4 || !Buffer.isBuffer(reply[0]) || !Array.isArray(reply[1])) {
-      throw new StoreDataError(`session ${sessionId}: the bounded read's reply is not the script's`);
+      // Not the script's answer (a connection whose replies went astray): fail like a lost connection.
+      throw new StoreUnavailableError(`redis read: the reply of session ${sessionId}'s read is not the script's`);
     }
     const [rawEpoch, entries, cut, base] = reply as [Buffer, RawStreamEntry[], number, Buffer | null];
     const epoch = rawEpoch.toString();
