@@ -22,7 +22,7 @@ import { atLeast, type Row } from './report.ts';
 import type { BenchContext } from './targets.ts';
 
 const EVENTS = { quick: 20_000, full: 100_000 };
-const ROUNDS = { quick: 1, full: 3 };
+const ROUNDS = { quick: 1, full: 5 };
 const APPEND_EVENTS = 4096;
 const PAGE_EVENTS = 1000;
 const PAGE_BYTES = 4 * 1024 * 1024;
@@ -43,6 +43,9 @@ export interface ArchiveBenchResults {
   readonly redisRead: number;
   readonly postgresWrite: number | null;
   readonly postgresRead: number | null;
+  /** Medians of each round's ratio to the Redis read measured next to it (the load on a shared VM moves both). */
+  readonly fileReadPairedRatio: number;
+  readonly postgresReadPairedRatio: number | null;
   /** Bytes on disk of the file archive per byte of bodies. */
   readonly fileCompression: number;
   readonly postgresError?: string;
@@ -168,17 +171,19 @@ export async function runArchiveBackends(
       fileCompression = (await diskBytes(join(roundDir, 'sessions'))) / bodyBytes;
       const fileReader = new FileArchive({ dir: roundDir });
       await fileReader.open();
-      figures['fileRead']!.push(await timeRead(fileReader, sessionId, events));
       figures['redisRead']!.push(await timeRedisRead(store, sessionId, events));
+      figures['fileRead']!.push(await timeRead(fileReader, sessionId, events));
+      figures['fileRatio']!.push(figures['fileRead']!.at(-1)! / figures['redisRead']!.at(-1)!);
       if (database !== undefined) {
         const pg = new PostgresArchive({ url: database.url });
         await pg.open();
         figures['pgWrite']!.push(await timeWrite(pg, `${sessionId}-${round}`, stored));
         figures['pgRead']!.push(await timeRead(pg, `${sessionId}-${round}`, events));
+        figures['pgRatio']!.push(figures['pgRead']!.at(-1)! / figures['redisRead']!.at(-1)!);
         await pg.close();
       }
       log(
-        `archive round ${round + 1}: file write ${Math.round(figures['fileWrite']!.at(-1)!)}/s, read ${Math.round(figures['fileRead']!.at(-1)!)}/s; Redis read ${Math.round(figures['redisRead']!.at(-1)!)}/s`,
+        `archive round ${round + 1}: file write ${Math.round(figures['fileWrite']!.at(-1)!)}/s, read ${Math.round(figures['fileRead']!.at(-1)!)}/s; Redis read ${Math.round(figures['redisRead']!.at(-1)!)}/s; postgres write ${Math.round(figures['pgWrite']!.at(-1) ?? 0)}/s, read ${Math.round(figures['pgRead']!.at(-1) ?? 0)}/s`,
       );
     }
     const pgWrite = figures['pgWrite']!.length > 0 ? median(figures['pgWrite']!) : null;
@@ -192,6 +197,8 @@ export async function runArchiveBackends(
       redisRead: median(figures['redisRead']!),
       postgresWrite: pgWrite,
       postgresRead: pgRead,
+      fileReadPairedRatio: median(figures['fileRatio']!),
+      postgresReadPairedRatio: figures['pgRatio']!.length > 0 ? median(figures['pgRatio']!) : null,
       fileCompression,
       ...(postgresError === undefined ? {} : { postgresError }),
     };
@@ -204,7 +211,7 @@ export async function runArchiveBackends(
 }
 
 function archiveRows(raw: ArchiveBenchResults): Row[] {
-  const row = (metric: string, hub: number | null, baselineName: string, baseline: number | null): Row => ({
+  const row = (metric: string, hub: number | null, baselineName: string | null, baseline: number | null): Row => ({
     scenario: 'archive',
     metric,
     unit: 'events/s',
@@ -222,14 +229,19 @@ function archiveRows(raw: ArchiveBenchResults): Row[] {
     },
     {
       ...row('file archive read, pages of 1,000', raw.fileRead, 'Redis readStoredPage (XRANGE)', raw.redisRead),
-      target: '≥ 0.5× Redis',
-      met: atLeast(raw.fileRead, raw.redisRead * 0.5),
+      target: '≥ 0.5× Redis (paired)',
+      met: atLeast(raw.fileReadPairedRatio, 0.5),
     },
+    { ...row('file read / Redis read, median of paired rounds', raw.fileReadPairedRatio, null, null), unit: '×' },
     row('postgres archive write, appends of 4,096', raw.postgresWrite, 'file archive write', raw.fileWrite),
     {
       ...row('postgres archive read, pages of 1,000', raw.postgresRead, 'Redis readStoredPage (XRANGE)', raw.redisRead),
-      target: '≥ 0.5× Redis',
-      met: raw.postgresRead === null ? null : atLeast(raw.postgresRead, raw.redisRead * 0.5),
+      target: '≥ 0.5× Redis (paired)',
+      met: atLeast(raw.postgresReadPairedRatio, 0.5),
+    },
+    {
+      ...row('postgres read / Redis read, median of paired rounds', raw.postgresReadPairedRatio, null, null),
+      unit: '×',
     },
   ];
 }

@@ -16,7 +16,7 @@ import { alreadyArchived } from '../append-plan.ts';
 import { isMissing, randomTag, syncDir, unavailable } from './durable-fs.ts';
 import { isSessionDirName, sessionDirName, sessionIdOfDirName } from './file-names.ts';
 import { describeIndex, encodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
-import { SegmentCache } from './segment-cache.ts';
+import { SegmentCache } from '../segment-cache.ts';
 import { SEGMENT_MAX_BYTES, SEGMENT_MAX_EVENTS, splitRun } from '../segment-codec.ts';
 import { SegmentMissingError, SessionFiles, type NewSegment, type StepHook } from './session-files.ts';
 import { readFileIndexPage } from './file-read.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StoreDataError } from '../../store/event-store.ts';
 import { decodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
 import { decodeSegment, encodeSegment, type SegmentEvents } from '../segment-codec.ts';
-import type { SegmentCache } from './segment-cache.ts';
+import type { SegmentCache } from '../segment-cache.ts';
 import { INDEX_FILE, segmentFileName } from './file-names.ts';
 import { isMissing, randomTag, removeQuietly, rename, syncDir, unavailable, writeTempFile } from './durable-fs.ts';
 
