@@ -160,6 +160,8 @@ export async function runArchiveBackends(
       redisRead: [],
       pgWrite: [],
       pgRead: [],
+      fileRatio: [],
+      pgRatio: [],
     } as Record<string, number[]>;
     let fileCompression = 0;
     for (let round = 0; round < rounds; round++) {
