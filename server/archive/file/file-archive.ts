@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StoreDataError, type StoredPage } from '../../store/event-store.ts';
 import { validateSessionId } from '../../store/session-id.ts';
@@ -13,7 +13,7 @@ import {
 } from '../archive-backend.ts';
 import { checkList, checkRead, checkRewrite, checkSegment, compareIds } from '../archive-checks.ts';
 import { alreadyArchived } from '../append-plan.ts';
-import { isMissing, randomTag, syncDir, unavailable } from './durable-fs.ts';
+import { isMissing, randomTag, syncDir, unavailable, writeTempFile } from './durable-fs.ts';
 import { isSessionDirName, sessionDirName, sessionIdOfDirName } from './file-names.ts';
 import { describeIndex, encodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
 import { SegmentCache } from '../segment-cache.ts';
@@ -81,7 +81,12 @@ export class FileArchive implements ArchiveBackend {
       if (!isMissing(error)) throw error;
     }
     if (text === undefined) {
-      await writeFile(join(this.dir, FORMAT_FILE), `session-hub archive ${FILE_ARCHIVE_FORMAT}\n`, { flush: true });
+      const temp = await writeTempFile(
+        this.dir,
+        FORMAT_FILE,
+        Buffer.from(`session-hub archive ${FILE_ARCHIVE_FORMAT}\n`),
+      );
+      await rename(temp, join(this.dir, FORMAT_FILE));
       return;
     }
     const match = /^session-hub archive (\d+)\n$/.exec(text);
