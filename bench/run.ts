@@ -20,6 +20,7 @@ import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
 import { hubTarget } from './hub-target.ts';
+import { runArchiveBackends } from './archive-backends.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
@@ -39,6 +40,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
+  archive: (context) => runArchiveBackends(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

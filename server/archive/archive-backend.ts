@@ -20,11 +20,14 @@ export interface ArchiveBackend {
   /** Prepares the backend (creates the directory; creates or migrates the schema, with a version table). */
   open(): Promise<void>;
   /**
-   * Appends a run of events to a session's archive, durably (fsync / COMMIT) before it resolves. `segment.firstSeq`
-   * must be the archive's `nextSeq` (or, for a session with no archive, its `startSeq`), in the same epoch:
-   * - a segment that is already archived with the same seqs (a retried run) resolves without writing (idempotent);
-   * - a segment of another epoch than the archived one, or that would leave a gap or overlap differently, rejects
-   *   with `ArchiveConflictError` and writes nothing.
+   * Appends a run of events to a session's archive, durably (fsync / COMMIT) before it resolves, all or nothing.
+   * `segment.firstSeq` must be the archive's `nextSeq` (or, for a session with no archive, its `startSeq`), in the
+   * same epoch, or start inside the archived run:
+   * - a segment whose archived part is identical (bodies and times) writes only the seqs after `nextSeq`: a
+   *   retried run resolves without writing (idempotent), and a retry that goes further than the last attempt
+   *   appends the rest;
+   * - a segment of another epoch than the archived one, that starts after `nextSeq` (a gap) or before `startSeq`,
+   *   or whose archived part differs, rejects with `ArchiveConflictError` and writes nothing.
    */
   append(segment: ArchiveSegment): Promise<void>;
   /** What is archived of a session; undefined when nothing is. */
@@ -35,7 +38,10 @@ export interface ArchiveBackend {
    * when nothing is archived).
    */
   read(sessionId: string, fromSeq: number, limit: number, maxBytes: number): Promise<StoredPage>;
-  /** One page of the archived sessions whose id starts with `prefix`, in id order, after `after` (exclusive). */
+  /**
+   * One page of the archived sessions whose id starts with `prefix`, after `after` (exclusive), in id order: the
+   * order of the ids' UTF-8 bytes (code point order; PostgreSQL's `COLLATE "C"`).
+   */
   list(options: ArchiveListOptions): Promise<ArchiveListPage>;
   /**
    * Replaces the stored bodies of some archived events (redaction), atomically: all or none; the old bytes are

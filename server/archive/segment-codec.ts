@@ -10,8 +10,8 @@ const decompress = promisify(brotliDecompress);
 const MAGIC = Buffer.from('SHARSEG1', 'latin1');
 const HASH_BYTES = 32;
 const HEADER_BYTES = MAGIC.byteLength + HASH_BYTES;
-/** Brotli quality: 1 of 11, the fast end (session logs are JSON-like text; ratios in docs/storage.md). */
-export const BROTLI_QUALITY = 1;
+/** Brotli quality: 2 of 11, the fast end (on session logs faster than 0 and 1, and smaller; figures in docs/storage.md). */
+export const BROTLI_QUALITY = 2;
 
 /** Most events in one segment (a file, or a row). */
 export const SEGMENT_MAX_EVENTS = 4096;

@@ -189,6 +189,46 @@ describe.each(harnessChoices())('archive contract: $name', ({ open }) => {
     await again.close();
   });
 
+  test('reads during rewrites see each event whole, old or new, never an error', async () => {
+    const id = newId();
+    const original = run(id, epoch, 0, 6000);
+    await backend.append(original);
+    const reader = await harness.reopen();
+    const versions = [0, 1, 2, 3, 4, 5].map(
+      (round) =>
+        new Map([
+          [100, chunkBody(`v${round}`)],
+          [5000, chunkBody(`w${round}`)],
+        ]),
+    );
+    const allowed = (seq: number): Set<string> =>
+      new Set(
+        [original.bodies[seq]!, ...versions.flatMap((version) => version.get(seq) ?? [])].map((body) =>
+          Buffer.from(body).toString('hex'),
+        ),
+      );
+    let writing = true;
+    const rewrites = (async () => {
+      for (const version of versions) await backend.rewrite(id, epoch, version);
+      writing = false;
+    })();
+    let pages = 0;
+    while (writing || pages < 4) {
+      for (const from of [0, 4090]) {
+        const page = await reader.read(id, from, 1000, 64 * 1024 * 1024);
+        expect(page.bodies).toHaveLength(1000);
+        for (const [at, body] of page.bodies.entries())
+          expect(allowed(from + at).has(Buffer.from(body).toString('hex'))).toBe(true);
+        pages++;
+      }
+    }
+    await rewrites;
+    await reader.close();
+    expect(hexes((await readAll(backend, id)).bodies)).toEqual(
+      hexes(original.bodies.map((body, seq) => versions[5]!.get(seq) ?? body)),
+    );
+  });
+
   test('delete removes the archive; a new epoch may follow', async () => {
     const id = newId();
     await backend.append(run(id, epoch, 0, 30));

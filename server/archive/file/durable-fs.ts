@@ -46,16 +46,11 @@ export async function removeQuietly(path: string): Promise<void> {
 }
 
 /**
- * Writes `data` to `dir/name` so that the name holds either nothing (or its old content) or all of `data`, durably:
- * a temporary name (`name.tmp-<tag>`, created exclusively), fsync, then rename over `name`. The caller fsyncs `dir`
- * once after its renames. On failure the temporary file is removed and nothing is left under `name`.
+ * Writes `data` to a new temporary file `dir/name.tmp-<tag>` (created exclusively) and fsyncs it; returns its path,
+ * for the caller to rename over `name` once everything it commits together is written. On failure the temporary
+ * file is removed.
  */
-export async function writeFileDurably(
-  dir: string,
-  name: string,
-  data: Uint8Array,
-  beforeRename?: () => Promise<void>,
-): Promise<void> {
+export async function writeTempFile(dir: string, name: string, data: Uint8Array): Promise<string> {
   const temp = join(dir, `${name}.tmp-${randomTag()}`);
   try {
     const handle = await open(temp, 'wx');
@@ -65,10 +60,11 @@ export async function writeFileDurably(
     } finally {
       await handle.close();
     }
-    if (beforeRename !== undefined) await beforeRename();
-    await rename(temp, join(dir, name));
   } catch (error) {
     await removeQuietly(temp);
     throw error;
   }
+  return temp;
 }
+
+export { rename };

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StoreDataError, type StoredPage } from '../../store/event-store.ts';
 import { validateSessionId } from '../../store/session-id.ts';
@@ -13,12 +13,12 @@ import {
 } from '../archive-backend.ts';
 import { checkList, checkRead, checkRewrite, checkSegment, compareIds } from '../archive-checks.ts';
 import { alreadyArchived } from '../append-plan.ts';
-import { isMissing, randomTag, syncDir, unavailable } from './durable-fs.ts';
+import { isMissing, randomTag, syncDir, unavailable, writeTempFile } from './durable-fs.ts';
 import { isSessionDirName, sessionDirName, sessionIdOfDirName } from './file-names.ts';
 import { describeIndex, encodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
-import { SegmentCache } from './segment-cache.ts';
-import { SEGMENT_MAX_BYTES, SEGMENT_MAX_EVENTS } from '../segment-codec.ts';
-import { SegmentMissingError, SessionFiles, type StepHook } from './session-files.ts';
+import { SegmentCache } from '../segment-cache.ts';
+import { SEGMENT_MAX_BYTES, SEGMENT_MAX_EVENTS, splitRun } from '../segment-codec.ts';
+import { SegmentMissingError, SessionFiles, type NewSegment, type StepHook } from './session-files.ts';
 import { readFileIndexPage } from './file-read.ts';
 
 export type { FileArchiveStep } from './session-files.ts';
@@ -81,7 +81,12 @@ export class FileArchive implements ArchiveBackend {
       if (!isMissing(error)) throw error;
     }
     if (text === undefined) {
-      await writeFile(join(this.dir, FORMAT_FILE), `session-hub archive ${FILE_ARCHIVE_FORMAT}\n`, { flush: true });
+      const temp = await writeTempFile(
+        this.dir,
+        FORMAT_FILE,
+        Buffer.from(`session-hub archive ${FILE_ARCHIVE_FORMAT}\n`),
+      );
+      await rename(temp, join(this.dir, FORMAT_FILE));
       return;
     }
     const match = /^session-hub archive (\d+)\n$/.exec(text);
@@ -167,30 +172,20 @@ export class FileArchive implements ArchiveBackend {
       kept = kept.slice(0, -1);
       replaced.push(last);
     }
-    const written = await files.writeSegments(run);
-    try {
-      await syncDir(files.dir);
-      await this.step('segments-synced');
-      let bytes = index?.bytes ?? 0;
-      for (const body of added.bodies) bytes += body.byteLength;
-      const next: SessionIndex = {
-        sessionId: files.sessionId,
-        epoch,
-        startSeq: index?.startSeq ?? added.firstSeq,
-        nextSeq: added.firstSeq + added.bodies.length,
-        bytes,
-        firstTime: index?.firstTime ?? added.times[0]!,
-        lastTime: added.times.at(-1)!,
-        segments: [...kept, ...written],
-      };
-      await files.writeIndex(encodeIndex(next));
-    } catch (error) {
-      await files.removeSegments(written);
-      throw error;
-    }
-    await this.step('index-renamed');
-    await syncDir(files.dir);
-    await this.step('committed');
+    const written = await files.encode(splitRun(run));
+    let bytes = index?.bytes ?? 0;
+    for (const body of added.bodies) bytes += body.byteLength;
+    const next: SessionIndex = {
+      sessionId: files.sessionId,
+      epoch,
+      startSeq: index?.startSeq ?? added.firstSeq,
+      nextSeq: added.firstSeq + added.bodies.length,
+      bytes,
+      firstTime: index?.firstTime ?? added.times[0]!,
+      lastTime: added.times.at(-1)!,
+      segments: [...kept, ...written.map((segment) => segment.entry)],
+    };
+    await files.commit(written, encodeIndex(next));
     await files.removeSegments(replaced);
   }
 
@@ -303,34 +298,22 @@ export class FileArchive implements ArchiveBackend {
     await files.sweep(index);
     const segments: SegmentEntry[][] = index.segments.map((entry) => [entry]);
     const replaced: SegmentEntry[] = [];
-    const written: SegmentEntry[] = [];
+    const written: NewSegment[] = [];
     let bytes = index.bytes;
-    try {
-      for (const [at, changes] of bySegment) {
-        const entry = index.segments[at]!;
-        const events = await files.loadSegment(entry);
-        const newBodies = events.bodies.map((body, i) => changes.get(entry.firstSeq + i) ?? body);
-        const rewritten = await files.writeSegments({
-          firstSeq: entry.firstSeq,
-          bodies: newBodies,
-          times: events.times,
-        });
-        written.push(...rewritten);
-        for (const part of rewritten) bytes += part.bytes;
-        bytes -= entry.bytes;
-        segments[at] = rewritten;
-        replaced.push(entry);
-      }
-      await syncDir(files.dir);
-      await this.step('segments-synced');
-      await files.writeIndex(encodeIndex({ ...index, bytes, segments: segments.flat() }));
-    } catch (error) {
-      await files.removeSegments(written);
-      throw error;
+    for (const [at, changes] of bySegment) {
+      const entry = index.segments[at]!;
+      const events = await files.loadSegment(entry);
+      const newBodies = events.bodies.map((body, i) => changes.get(entry.firstSeq + i) ?? body);
+      const rewritten = await files.encode(
+        splitRun({ firstSeq: entry.firstSeq, bodies: newBodies, times: events.times }),
+      );
+      written.push(...rewritten);
+      for (const part of rewritten) bytes += part.entry.bytes;
+      bytes -= entry.bytes;
+      segments[at] = rewritten.map((part) => part.entry);
+      replaced.push(entry);
     }
-    await this.step('index-renamed');
-    await syncDir(files.dir);
-    await this.step('committed');
+    await files.commit(written, encodeIndex({ ...index, bytes, segments: segments.flat() }));
     await files.removeSegments(replaced);
   }
 

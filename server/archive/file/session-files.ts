@@ -2,14 +2,20 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDataError } from '../../store/event-store.ts';
 import { decodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
-import { decodeSegment, encodeSegment, splitRun, type SegmentEvents } from '../segment-codec.ts';
-import type { SegmentCache } from './segment-cache.ts';
+import { decodeSegment, encodeSegment, type SegmentEvents } from '../segment-codec.ts';
+import type { SegmentCache } from '../segment-cache.ts';
 import { INDEX_FILE, segmentFileName } from './file-names.ts';
-import { isMissing, randomTag, removeQuietly, unavailable, writeFileDurably } from './durable-fs.ts';
+import { isMissing, randomTag, removeQuietly, rename, syncDir, unavailable, writeTempFile } from './durable-fs.ts';
 
 /** A segment file went missing under a reader: a concurrent rewrite or delete, or data loss (the caller tells which). */
 export class SegmentMissingError extends Error {
   override readonly name = 'SegmentMissingError';
+}
+
+/** A segment file about to be written, and its index entry. */
+export interface NewSegment {
+  readonly entry: SegmentEntry;
+  readonly file: Buffer;
 }
 
 /** Where a writer is, for fault-injection tests (`FileArchiveOptions.onStep`). */
@@ -79,32 +85,64 @@ export class SessionFiles {
     return { firstSeq: fromSeq, bodies, times };
   }
 
-  /**
-   * Writes `run` as new segment files (≤ 4096 events, ≤ 1 MiB of bodies each), each to a temporary name, fsynced,
-   * then renamed; returns their index entries. Nothing refers to them until the index does. On failure the files
-   * written so far are removed.
-   */
-  async writeSegments(run: SegmentEvents): Promise<SegmentEntry[]> {
-    const entries: SegmentEntry[] = [];
-    try {
-      for (const part of splitRun(run)) {
+  /** Encodes runs as new segment files (compressed on the thread pool, in parallel), each with its index entry. */
+  async encode(runs: readonly SegmentEvents[]): Promise<NewSegment[]> {
+    return Promise.all(
+      runs.map(async (part) => {
         const encoded = await encodeSegment(part);
-        const name = segmentFileName(part.firstSeq, randomTag());
-        await writeFileDurably(this.dir, name, encoded.file, () => this.stepAsync('segment-temp-written'));
-        entries.push({
-          name,
+        const entry: SegmentEntry = {
+          name: segmentFileName(part.firstSeq, randomTag()),
           firstSeq: part.firstSeq,
           count: part.bodies.length,
           bytes: encoded.bytes,
           sha256: encoded.sha256,
-        });
+        };
+        return { entry, file: encoded.file };
+      }),
+    );
+  }
+
+  /**
+   * Commits new segment files and the index that names them: every file is first written to a temporary name and
+   * fsynced (all in parallel), then the segments are renamed to their names and the directory fsynced, then the
+   * index is renamed over the old one (the commit point) and the directory fsynced again. A crash before the index
+   * rename leaves the old index, naming none of the new files (the next write sweeps them); on failure before it,
+   * everything written is removed and the error thrown.
+   */
+  async commit(segments: readonly NewSegment[], index: Buffer): Promise<void> {
+    const temps: string[] = [];
+    const renamed: SegmentEntry[] = [];
+    try {
+      const indexTemp = writeTempFile(this.dir, INDEX_FILE, index).then(async (temp) => {
+        temps.push(temp);
+        await this.step('index-temp-written');
+        return temp;
+      });
+      const segmentTemps = segments.map(async (segment) => {
+        const temp = await writeTempFile(this.dir, segment.entry.name, segment.file);
+        temps.push(temp);
+        await this.step('segment-temp-written');
+        return temp;
+      });
+      const written = await Promise.allSettled([indexTemp, ...segmentTemps]);
+      const failed = written.find((outcome) => outcome.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      for (const [at, segment] of segments.entries()) {
+        await rename(await segmentTemps[at]!, join(this.dir, segment.entry.name));
+        renamed.push(segment.entry);
       }
+      await this.step('segments-renamed');
+      await syncDir(this.dir);
+      await this.step('segments-synced');
+      await rename(await indexTemp, join(this.dir, INDEX_FILE));
     } catch (error) {
-      await this.removeSegments(entries);
+      for (const temp of temps) await removeQuietly(temp);
+      await this.removeSegments(renamed);
       throw error;
     }
-    await this.step('segments-renamed');
-    return entries;
+    await this.step('index-renamed');
+    await syncDir(this.dir);
+    await this.step('committed');
   }
 
   /** Removes segment files (replaced ones after a commit, or new ones after a failed write). */
@@ -114,11 +152,6 @@ export class SessionFiles {
       this.cache.delete(path);
       await removeQuietly(path);
     }
-  }
-
-  /** Writes the index durably (temporary name, fsync, rename): the commit point. The caller fsyncs the directory. */
-  async writeIndex(file: Buffer): Promise<void> {
-    await writeFileDurably(this.dir, INDEX_FILE, file, () => this.stepAsync('index-temp-written'));
   }
 
   /**
@@ -136,10 +169,6 @@ export class SessionFiles {
       throw error;
     }
     for (const name of names) if (!live.has(name)) await removeQuietly(join(this.dir, name));
-  }
-
-  private async stepAsync(step: FileArchiveStep): Promise<void> {
-    await this.step(step);
   }
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import { StoreDataError, type StoredPage } from '../../store/event-store.ts';
+import type { StoredPage } from '../../store/event-store.ts';
 import { validateSessionId } from '../../store/session-id.ts';
 import {
   ArchiveConflictError,
@@ -20,7 +20,9 @@ import {
   SEGMENT_MAX_EVENTS,
   type SegmentEvents,
 } from '../segment-codec.ts';
+import { SegmentCache } from '../segment-cache.ts';
 import { pgFailure } from './pg-errors.ts';
+import { readPostgresPage } from './pg-read.ts';
 import { expectedOf, SESSION_COLUMNS, toArchivedSession, toInt, type SegmentRow, type SessionRow } from './pg-rows.ts';
 import { migrateArchiveSchema } from './pg-schema.ts';
 
@@ -33,6 +35,8 @@ export interface PostgresArchiveOptions {
   readonly connectTimeoutMs?: number;
   /** Longest a statement may run (default 30,000 ms). */
   readonly statementTimeoutMs?: number;
+  /** Bytes of decoded segments kept in memory for reads (default 32 MiB). */
+  readonly cacheBytes?: number;
   /** A connection that failed while idle (the server restarted, or terminated it); default: a process warning. */
   readonly onError?: (error: Error) => void;
 }
@@ -48,8 +52,11 @@ const SESSIONS = 'session_hub_archive_sessions';
 export class PostgresArchive implements ArchiveBackend {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
+  /** Decoded segments, keyed by session, first seq and checksum (a rewritten segment has another checksum). */
+  private readonly cache: SegmentCache;
 
   constructor(options: PostgresArchiveOptions) {
+    this.cache = new SegmentCache(options.cacheBytes ?? 32 * 1024 * 1024);
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 4,
@@ -109,8 +116,8 @@ export class PostgresArchive implements ArchiveBackend {
     return row === undefined ? undefined : toArchivedSession(row);
   }
 
-  /** Segment rows of a session from the one holding `fromSeq` up to (not including) `toSeq`, with their data. */
-  private async segmentRows(client: PoolClient | pg.Pool, sessionId: string, fromSeq: number, toSeq: number) {
+  /** Segment rows of a session from the one holding `fromSeq` up to (not including) `toSeq`, with or without data. */
+  private async segmentRows(client: PoolClient, sessionId: string, fromSeq: number, toSeq: number) {
     const result = await client.query<SegmentRow>(
       `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS}
         WHERE session_id = $1 AND first_seq < $3
@@ -251,36 +258,11 @@ export class PostgresArchive implements ArchiveBackend {
 
   async read(sessionId: string, fromSeq: number, limit: number, maxBytes: number): Promise<StoredPage> {
     checkRead(sessionId, fromSeq, limit, maxBytes);
-    return this.transaction(`reading ${JSON.stringify(sessionId)}`, true, async (client) => {
-      const archived = (
-        await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${SESSIONS} WHERE session_id = $1`, [sessionId])
-      ).rows[0];
-      const empty = { firstSeq: fromSeq, bodies: [], times: [] };
-      if (archived === undefined) return { epoch: undefined, ...empty };
-      const session = toArchivedSession(archived);
-      if (fromSeq < session.startSeq || fromSeq >= session.nextSeq) return { epoch: session.epoch, ...empty };
-      const rows = await this.segmentRows(client, sessionId, fromSeq, Math.min(session.nextSeq, fromSeq + limit));
-      const bodies: Uint8Array[] = [];
-      const times: number[] = [];
-      let bytes = 0;
-      let seq = fromSeq;
-      for (const segment of await this.decodeRows(sessionId, rows)) {
-        if (segment.firstSeq > seq)
-          throw new StoreDataError(`postgres archive of ${JSON.stringify(sessionId)}: gap at ${seq}`);
-        for (let i = seq - segment.firstSeq; i < segment.bodies.length; i++, seq++) {
-          const body = segment.bodies[i]!;
-          if (bodies.length === limit || (bodies.length > 0 && bytes + body.byteLength > maxBytes)) {
-            return { epoch: session.epoch, firstSeq: fromSeq, bodies, times };
-          }
-          bodies.push(body);
-          times.push(segment.times[i]!);
-          bytes += body.byteLength;
-        }
-      }
-      if (bodies.length === 0)
-        throw new StoreDataError(`postgres archive of ${JSON.stringify(sessionId)}: no segment holds ${fromSeq}`);
-      return { epoch: session.epoch, firstSeq: fromSeq, bodies, times };
-    });
+    try {
+      return await readPostgresPage(this.pool, this.cache, sessionId, fromSeq, limit, maxBytes);
+    } catch (error) {
+      throw pgFailure(`reading ${JSON.stringify(sessionId)}`, error);
+    }
   }
 
   async list(options: ArchiveListOptions): Promise<ArchiveListPage> {

@@ -1,10 +1,10 @@
-import type { SegmentEvents } from '../segment-codec.ts';
+import type { SegmentEvents } from './segment-codec.ts';
 
 /**
- * The last decoded segments, by path, least recently used evicted first, bounded in bytes. Segment files are never
- * changed in place (a rewrite writes a file under a new name), so a path names one content for as long as it
- * exists; what is cached was verified when it was read. A catch-up reading a segment page by page decompresses it
- * once.
+ * The last decoded segments, least recently used evicted first, bounded in bytes. A key names one content for as
+ * long as it is in use: a file path (segment files are never changed in place; a rewrite writes a new name), or a
+ * row's session, first seq and checksum. What is cached was verified when it was read, so a catch-up paging
+ * through a segment decompresses it once.
  */
 export class SegmentCache {
   private readonly entries = new Map<string, { readonly events: SegmentEvents; readonly bytes: number }>();
