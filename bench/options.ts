@@ -17,6 +17,8 @@ export const SCENARIO_NAMES = [
   'warmup',
   'cluster',
   'join',
+  'snapshots',
+  'inspector',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
