@@ -15,6 +15,8 @@ export interface HubProcessConfig {
   readonly nodeName: string;
   /** Which hub to run (default `source`). */
   readonly build?: HubBuild;
+  /** False: the node builds no projection snapshots (`snapshots: { enabled: false }`). Default: the hub's default policy. */
+  readonly snapshots?: boolean;
 }
 
 type ServerModule = typeof ServerIndex;
@@ -50,6 +52,7 @@ await serveInChild(async () => {
     // The workload every system runs is a bare stream of `assistant/chunk` events (bench/workload.ts), not a run
     // with turns and steps: validation stays the envelope and data shape, as for the other systems.
     lifecycle: 'off',
+    ...(config.snapshots === false ? { snapshots: { enabled: false } } : {}),
   });
   const address = await hub.listen();
   return {

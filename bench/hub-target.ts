@@ -39,7 +39,11 @@ async function rawAppender(port: number): Promise<BenchAppender> {
  * The hub: each node a child process (`hub-process.ts`) on the bench Redis (or the context's Redis Cluster), from
  * the TypeScript sources or (`build: 'dist'`) the compiled package (see bench/dist-build.ts).
  */
-export function hubTarget(context: BenchContext, build: HubBuild = 'source'): HubTarget {
+export function hubTarget(
+  context: BenchContext,
+  build: HubBuild = 'source',
+  policy: { readonly snapshots?: boolean } = {},
+): HubTarget {
   return {
     system: hubRawSystem,
     start: (nodes, options) =>
@@ -52,6 +56,7 @@ export function hubTarget(context: BenchContext, build: HubBuild = 'source'): Hu
               redisUrl: context.redisUrl,
               nodeName: name,
               ...(build === 'dist' ? { build } : {}),
+              ...(policy.snapshots === false ? { snapshots: false } : {}),
               ...(context.redisCluster === undefined ? {} : { redisCluster: context.redisCluster }),
             },
             exposeGc: options?.exposeGc === true,

@@ -18,6 +18,8 @@ export const SCENARIO_NAMES = [
   'cluster',
   'join',
   'archive',
+  'snapshots',
+  'inspector',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

@@ -16,6 +16,8 @@ import { runCatchUp } from './scenarios/catchup.ts';
 import { runCluster } from './scenarios/cluster.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runJoin } from './scenarios/join.ts';
+import { runSnapshotCost } from './scenarios/snapshot-cost.ts';
+import { runInspectorJoin } from './scenarios/inspector-join.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
@@ -41,6 +43,8 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
   archive: (context) => runArchiveBackends(context, log),
+  snapshots: (context) => runSnapshotCost(context, log),
+  inspector: (context) => runInspectorJoin(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

@@ -23,6 +23,7 @@ import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
 import { checkPresenceRequest } from './presence.ts';
+import { httpBaseOf, readEventRange, type EventRange } from './read-events.ts';
 import type { SubscriptionLink } from './subscription.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -204,6 +205,33 @@ export class HubClient extends Emitter<HubClientEvents> {
         resolve();
       }
     });
+  }
+
+  /**
+   * Seqs `from..until` (inclusive) of a session, read over the hub's HTTP API (`GET /v1/sessions/:id/events`, page by
+   * page, with this client's token, from the node of `url`): the events before a subscription that started on a hub
+   * snapshot. All of one epoch (`epoch` when given); a session rewritten meanwhile, or a log that ends before
+   * `until`, fails with SEQ_OUT_OF_RANGE; a refused page with the hub's code.
+   */
+  async readEvents(
+    sessionId: string,
+    from: number,
+    until: number,
+    options: { epoch?: string } = {},
+  ): Promise<EventRange> {
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(until) || from < 0 || until < from - 1) {
+      throw new HubClientError('BAD_REQUEST', `readEvents needs 0 <= from <= until + 1, got ${from}..${until}`);
+    }
+    let token: string | undefined;
+    try {
+      token = await this.#connection.resolveToken();
+    } catch (error) {
+      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    const base = httpBaseOf(this.url);
+    return readEventRange({ baseUrl: base, token, sessionId, from, until, ...options });
   }
 
   get state(): HubClientState {

@@ -81,7 +81,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   /**
    * Seq of the hub snapshot the local copy starts on (`from: 'snapshot'`): `events` holds only the events after it,
    * `messages` are exact all the same. -1 when the hub had no snapshot (the events then start at seq 0); undefined
-   * when the copy did not start on a snapshot. Older events stay readable with `client.readLog` (paged).
+   * when the copy did not start on a snapshot. Older events stay readable with `client.readEvents` (HTTP, paged).
    */
   get snapshotSeq(): number | undefined {
     return this.#base?.seq;

@@ -5,6 +5,8 @@ import type { HubClient } from '../hub-client.ts';
 import { sessionView, type SessionView } from '../session-store.ts';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import type { JsonObject } from '../../shared/json.ts';
+import type { SessionEvent } from '../../shared/events.ts';
+import type { Subscription } from '../subscription.ts';
 import { uiToDerivedMessages } from './derived-ui.ts';
 import type { HubUIMessage } from './log-ui.ts';
 import { pendingReply, turnStream } from './turn-stream.ts';
@@ -28,6 +30,9 @@ function reachSeq(view: SessionView, seq: number, deadline: number): Promise<voi
   });
 }
 
+/** Whether the signal fired (read as a call: it may have fired while the caller awaited). */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
 export interface HubChatTransportOptions {
   readonly client: HubClient;
   readonly sessionId: string;
@@ -35,6 +40,8 @@ export interface HubChatTransportOptions {
 
 /** Longest UI message id taken (the idempotency key `ui-message:<id>` must stay within the hub's 256 units). */
 export const MAX_UI_MESSAGE_ID_LENGTH = 200;
+/** Events read per step back when a snapshot-started view looks for the turn boundary before its tail. */
+const OLDER_PAGE_EVENTS = 500;
 /** Retry timing of `stop()` after a SEQ_CONFLICT (bound of the first delay → cap). */
 const STOP_RETRY: BackoffOptions = { initialDelayMs: 5, maxDelayMs: 100 };
 
@@ -100,21 +107,24 @@ export class HubChatTransport implements ChatTransport<HubUIMessage> {
       const subscription = view.subscription!;
       await subscription.whenLive();
       if (abortSignal?.aborted === true) return null;
-      // The open turn may have started before a hub snapshot: from a copy that lacks the log before it, the pending
-      // reply cannot be told exactly, so say so rather than guess.
-      if (subscription.fromSeq !== 0) {
-        const message = `this client follows ${this.sessionId} from seq ${subscription.fromSeq}: reconnectToStream needs the whole log`;
-        throw new HubClientError('ALREADY_SUBSCRIBED', message, { sessionId: this.sessionId });
-      }
-      const pending = pendingReply(subscription.events);
+      // A view that started on a hub snapshot holds only the tail: the events back to the last turn boundary
+      // before it are paged in over HTTP (`older`), so the pending reply is told from the log, never guessed.
+      const older = await this.#eventsBeforeTail(subscription);
+      if (aborted(abortSignal)) return null;
+      const pending = pendingReply([...older, ...subscription.events]);
       if (pending.kind === 'none') return null;
       const afterSeq = pending.kind === 'open-turn' ? pending.turnStartSeq - 1 : pending.userSeq;
       // useChat aborts a resumed stream on stop(), and also when it starts another resume (then it calls this again
       // at once): only an abort that no new reconnect follows is a stop.
-      return turnStream(view, afterSeq, abortSignal, () =>
-        queueMicrotask(() => {
-          if (this.#reconnects === generation) this.#stopInBackground();
-        }),
+      return turnStream(
+        view,
+        afterSeq,
+        abortSignal,
+        () =>
+          queueMicrotask(() => {
+            if (this.#reconnects === generation) this.#stopInBackground();
+          }),
+        older,
       );
     } finally {
       release();
@@ -150,6 +160,25 @@ export class HubChatTransport implements ChatTransport<HubUIMessage> {
     } finally {
       release();
     }
+  }
+
+  /**
+   * The events before the subscription's tail (none when it holds the log from seq 0), read back page by page from
+   * its first seq until the page that holds a turn boundary (`turn/start` or `turn/end`), or seq 0: what
+   * `pendingReply` needs besides the tail. Nothing is read when the tail itself holds a boundary.
+   */
+  async #eventsBeforeTail(subscription: Subscription): Promise<readonly SessionEvent[]> {
+    const isBoundary = (event: SessionEvent): boolean => event.type === 'turn/start' || event.type === 'turn/end';
+    if (subscription.fromSeq === 0 || subscription.events.some(isBoundary)) return [];
+    const pages: (readonly SessionEvent[])[] = [];
+    const epoch = subscription.epoch;
+    for (let until = subscription.fromSeq - 1; until >= 0; until -= OLDER_PAGE_EVENTS) {
+      const from = Math.max(0, until - OLDER_PAGE_EVENTS + 1);
+      const read = await this.client.readEvents(this.sessionId, from, until, epoch === undefined ? {} : { epoch });
+      pages.unshift(read.events);
+      if (read.events.some(isBoundary)) break;
+    }
+    return pages.flat();
   }
 
   /** A stop from an aborted stream: nobody awaits it, so its failure is reported, never left unhandled. */

@@ -27,14 +27,16 @@ export function pendingReply(events: readonly SessionEvent[]): PendingReply {
 
 /**
  * The UI message chunks of the first turn that starts after `afterSeq`, from its `turn/start` to its `turn/end`,
- * read from the view's shared subscription (the events it holds, then each as it commits). `onAbort` runs when
- * `abortSignal` fires (the stream then ends). Holds the view while it runs.
+ * read from the view's shared subscription (the events it holds, then each as it commits); `older` are the events
+ * just before the ones it holds (read over HTTP for a view that started on a hub snapshot), taken first. `onAbort`
+ * runs when `abortSignal` fires (the stream then ends). Holds the view while it runs.
  */
 export function turnStream(
   view: SessionView,
   afterSeq: number,
   abortSignal: AbortSignal | undefined,
   onAbort: () => void,
+  older: readonly SessionEvent[] = [],
 ): ReadableStream<UIMessageChunk> {
   let cleanup = (): void => undefined;
   return new ReadableStream<UIMessageChunk>({
@@ -86,6 +88,8 @@ export function turnStream(
         return;
       }
       abortSignal?.addEventListener('abort', aborted);
+      const firstHeld = subscription.events[0]?.seq ?? subscription.lastSeq + 1;
+      for (const event of older) if (event.seq < firstHeld) take(event);
       for (const event of subscription.events) take(event);
     },
     cancel() {
