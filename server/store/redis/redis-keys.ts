@@ -20,6 +20,8 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
+  readonly metadata: string;
 }
 
 /** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
@@ -39,6 +41,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     channel: `${base}ch`,
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
+    metadata: `${base}meta`,
   };
 }
 
