@@ -118,3 +118,25 @@ export function parseMetadataPatch(value: unknown): MetadataPatch {
 
 /** The metadata of a session that has none yet. */
 export const EMPTY_METADATA: SessionMetadata = Object.freeze({ labels: Object.freeze({}), rev: 0 });
+
+/**
+ * Checks a `SessionMetadata` received from a hub (an SDK reading a `metadata` frame): its fields' types and bounds.
+ * Throws `MetadataError`. Unknown fields are dropped.
+ */
+export function parseSessionMetadata(value: unknown): SessionMetadata {
+  if (!isPlainObject(value)) throw new MetadataError('metadata must be an object', '');
+  const { rev, createdAt, createdBy, title, labels, parent, forkSeq } = value;
+  if (typeof rev !== 'number' || !Number.isSafeInteger(rev) || rev < 0) throw new MetadataError('rev', 'rev');
+  const checked = parseMetadataPatch({ labels, ...(title === undefined ? {} : { title }) });
+  const metadata: { -readonly [K in keyof SessionMetadata]: SessionMetadata[K] } = {
+    labels: (checked.labels ?? {}) as Record<string, string>,
+    rev,
+  };
+  if (Object.values(metadata.labels).some((label) => label === null)) throw new MetadataError('labels', 'labels');
+  if (typeof checked.title === 'string') metadata.title = checked.title;
+  if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt)) metadata.createdAt = createdAt;
+  if (typeof createdBy === 'string' && createdBy.length <= 1024) metadata.createdBy = createdBy;
+  if (typeof parent === 'string' && parent.length <= 1024) metadata.parent = parent;
+  if (typeof forkSeq === 'number' && Number.isSafeInteger(forkSeq)) metadata.forkSeq = forkSeq;
+  return metadata;
+}
