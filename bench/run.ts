@@ -16,6 +16,7 @@ import { runCatchUp } from './scenarios/catchup.ts';
 import { runCluster } from './scenarios/cluster.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runJoin } from './scenarios/join.ts';
+import { runListing } from './scenarios/listing.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
@@ -39,6 +40,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
+  listing: (context) => runListing(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */
