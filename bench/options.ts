@@ -20,6 +20,7 @@ export const SCENARIO_NAMES = [
   'archive',
   'snapshots',
   'inspector',
+  'listing',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

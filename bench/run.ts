@@ -18,6 +18,7 @@ import { runFanout } from './scenarios/fanout.ts';
 import { runJoin } from './scenarios/join.ts';
 import { runSnapshotCost } from './scenarios/snapshot-cost.ts';
 import { runInspectorJoin } from './scenarios/inspector-join.ts';
+import { runListing } from './scenarios/listing.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
@@ -45,6 +46,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   archive: (context) => runArchiveBackends(context, log),
   snapshots: (context) => runSnapshotCost(context, log),
   inspector: (context) => runInspectorJoin(context, log),
+  listing: (context) => runListing(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

@@ -7,7 +7,8 @@ import type {
   SessionEvent,
 } from '../shared/events.ts';
 import { CloseCode } from '../shared/protocol.ts';
-import type { ServerMessage } from '../shared/protocol.ts';
+import type { MetadataPatch, ServerMessage, SessionMetadata } from '../shared/protocol.ts';
+import { sendMetadataPatch, type MetadataLink } from './metadata-request.ts';
 import { Appender } from './appender.ts';
 import { checkBackoff, checkIntervalMs, checkPositiveInteger, checkTimeoutMs } from './options-check.ts';
 import type { AppendOptions } from './appender.ts';
@@ -285,7 +286,7 @@ export class HubClient extends Emitter<HubClientEvents> {
   subscribe(sessionId: string, options?: SubscribeOptions): Subscription {
     this.#assertOpen();
     const start = subscriptionStart(sessionId, options);
-    const presence = checkPresenceRequest((options ?? {}) as { presence?: unknown; label?: unknown }, sessionId);
+    const presence = checkPresenceRequest((options ?? {}) as Record<string, unknown>, sessionId);
     if (this.#subscriptions.has(sessionId)) {
       throw new HubClientError('ALREADY_SUBSCRIBED', `already subscribed to ${sessionId}`, { sessionId });
     }
@@ -333,6 +334,24 @@ export class HubClient extends Emitter<HubClientEvents> {
     return this.#appender.append(sessionId, list, options);
   }
 
+  /**
+   * Merge `patch` into the session's metadata (`title`, `labels`; `null` removes one) and resolve with the whole
+   * metadata after it; every subscription that follows it (`subscribe(id, { metadata: true })`) hears the change,
+   * on every node. Needs `append` on the session. Rejects with INVALID_METADATA (checked before sending, and by the
+   * hub), NOT_FOUND (no such session: append to it first), TIMEOUT / NOT_SENT after `requestTimeoutMs`.
+   */
+  setMetadata(sessionId: string, patch: MetadataPatch): Promise<SessionMetadata> {
+    if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
+    const link: MetadataLink = {
+      ...this.#link,
+      onConnected: (listener) =>
+        this.on('state', (state) => {
+          if (state === 'connected') listener();
+        }),
+    };
+    return sendMetadataPatch(link, sessionId, patch, this.#requestTimeoutMs);
+  }
+
   /** Close the connection and every subscription; pending appends reject with CLOSED. */
   close(): void {
     if (this.#connection.state === 'closed') return;
@@ -366,6 +385,7 @@ export class HubClient extends Emitter<HubClientEvents> {
       case 'reset':
       case 'snapshot':
       case 'presence':
+      case 'metadata':
         this.#subscriptions.get(message.sessionId)?.handle(message);
         return;
       case 'error':

@@ -19,4 +19,5 @@ export type { SessionEvent, DerivedMessage, EventDraft, ProjectorState } from '.
 export { HubErrorCode, CloseCode } from '../shared/protocol.ts';
 export type { ProviderStreamOptions, StreamedAssistant, StreamedToolCall } from './provider-streams/index.ts';
 export type { PresenceChange } from './presence.ts';
-export type { Watcher } from '../shared/protocol.ts';
+export type { Watcher, SessionMetadata, MetadataPatch } from '../shared/protocol.ts';
+export { METADATA_LIMITS } from '../shared/session-metadata.ts';

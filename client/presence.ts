@@ -1,11 +1,13 @@
-import type { PresenceMessage, Watcher } from '../shared/protocol.ts';
+import type { MetadataMessage, PresenceMessage, SessionMetadata, Watcher } from '../shared/protocol.ts';
 import { MAX_WATCHER_LABEL_LENGTH } from '../shared/protocol-parse.ts';
 import { HubClientError } from './errors.ts';
 
-/** What a subscription asks of presence (`subscribe(id, { presence, label })`). */
+/** What a subscription follows besides the log (`subscribe(id, { presence, label, metadata })`). */
 export interface PresenceRequest {
   readonly presence: boolean;
   readonly label?: string;
+  /** Follow the session's metadata (`metadata` frames). */
+  readonly metadata?: boolean;
 }
 
 /** A change of who watches a session: the whole list, and who joined and left since the last one. */
@@ -15,15 +17,20 @@ export interface PresenceChange {
   readonly left: readonly Watcher[];
 }
 
-/** Checks the presence options of `subscribe` (JS callers too); undefined when none were given. */
+/** Checks the presence and metadata options of `subscribe` (JS callers too); undefined when none were given. */
 export function checkPresenceRequest(
-  options: { readonly presence?: unknown; readonly label?: unknown },
+  options: { readonly presence?: unknown; readonly label?: unknown; readonly metadata?: unknown },
   sessionId: string,
 ): PresenceRequest | undefined {
-  const { presence, label } = options;
-  if (presence === undefined && label === undefined) return undefined;
-  if (presence !== undefined && typeof presence !== 'boolean') {
-    throw new HubClientError('BAD_REQUEST', 'presence must be a boolean', { sessionId });
+  const { presence, label, metadata } = options;
+  if (presence === undefined && label === undefined && metadata === undefined) return undefined;
+  for (const [name, value] of [
+    ['presence', presence],
+    ['metadata', metadata],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new HubClientError('BAD_REQUEST', `${name} must be a boolean`, { sessionId });
+    }
   }
   if (label !== undefined && (typeof label !== 'string' || label.length > MAX_WATCHER_LABEL_LENGTH)) {
     throw new HubClientError(
@@ -34,19 +41,35 @@ export function checkPresenceRequest(
       },
     );
   }
-  return { presence: presence === true, ...(label === undefined ? {} : { label }) };
+  return { presence: presence === true, ...(label === undefined ? {} : { label }), metadata: metadata === true };
 }
 
-/** The presence side of one subscription: the fields it sends on subscribe, the watchers it last heard of. */
+/**
+ * The presence and metadata side of one subscription: the fields it sends on subscribe, the watchers and the
+ * metadata it last heard of.
+ */
 export class PresenceView {
-  readonly requestFields: { readonly presence?: true; readonly label?: string };
+  readonly requestFields: { readonly presence?: true; readonly label?: string; readonly metadata?: true };
   #watchers: readonly Watcher[] = [];
+  #metadata: SessionMetadata | undefined;
 
   constructor(request: PresenceRequest | undefined) {
     this.requestFields = {
       ...(request?.presence === true ? { presence: true } : {}),
       ...(request?.label === undefined ? {} : { label: request.label }),
+      ...(request?.metadata === true ? { metadata: true } : {}),
     };
+  }
+
+  get metadata(): SessionMetadata | undefined {
+    return this.#metadata;
+  }
+
+  /** Keeps the frame's metadata if it is newer (a higher `rev`) than the one held; returns it then, else undefined. */
+  updateMetadata(message: MetadataMessage): SessionMetadata | undefined {
+    if (this.#metadata !== undefined && message.metadata.rev <= this.#metadata.rev) return undefined;
+    this.#metadata = message.metadata;
+    return message.metadata;
   }
 
   get watchers(): readonly Watcher[] {

@@ -33,6 +33,8 @@ export type SubscribeOptions = (
   readonly presence?: boolean;
   /** How this subscription is named to other watchers (at most 128 characters). */
   readonly label?: string;
+  /** Follow the session's metadata: title, labels, creation (`subscription.metadata`, `metadata` events). */
+  readonly metadata?: boolean;
   /**
    * `'snapshot'`: start from the hub's projection snapshot (messages exact at once, `events` holds only the tail
    * after it, `snapshotSeq` says where). With `resume`, the kept copy is used when it is of the session's epoch and
@@ -53,7 +55,15 @@ export interface SubscriptionStart {
   readonly fromSnapshot?: boolean;
 }
 
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['fromSeq', 'epoch', 'resume', 'presence', 'label', 'from']);
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'fromSeq',
+  'epoch',
+  'resume',
+  'presence',
+  'label',
+  'metadata',
+  'from',
+]);
 /** Longest epoch accepted (the hub's are UUIDs). */
 const MAX_EPOCH_LENGTH = 256;
 
@@ -73,7 +83,7 @@ export function subscriptionStart(sessionId: string, options: unknown): Subscrip
   const record = options as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     if (!KNOWN_OPTIONS.has(key))
-      refuse(`unknown option ${JSON.stringify(key)} (fromSeq, epoch, resume, presence, label)`);
+      refuse(`unknown option ${JSON.stringify(key)} (fromSeq, epoch, resume, presence, label, metadata, from)`);
   }
   const { fromSeq, epoch, resume, from } = record;
   if (from !== undefined) {

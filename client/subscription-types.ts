@@ -1,5 +1,5 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
-import { HubErrorCode } from '../shared/protocol.ts';
+import { HubErrorCode, type SessionMetadata } from '../shared/protocol.ts';
 import type { ProjectionChange } from '../shared/index.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
@@ -19,7 +19,9 @@ export type SubscriptionEvents = {
   reset: [epoch: string];
   /** Who watches the session changed (only with `subscribe(id, { presence: true })`). */
   presence: [change: PresenceChange];
-  /**
+  /** The session's metadata, then each change (only with `subscribe(id, { metadata: true })`). */
+  metadata: [metadata: SessionMetadata];
+    /**
    * A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE, GONE: the
    * seqs asked for were trimmed, `details.firstSeq` is the first one kept).
    */

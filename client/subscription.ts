@@ -4,6 +4,7 @@ import type {
   ErrorMessage,
   EventsMessage,
   ServerMessage,
+  SessionMetadata,
   SnapshotMessage,
   Watcher,
 } from '../shared/protocol.ts';
@@ -69,6 +70,11 @@ export class Subscription extends Emitter<SubscriptionEvents> {
   /** Who watches this session, on every node (kept only with `subscribe(id, { presence: true })`; else empty). */
   get presence(): readonly Watcher[] {
     return this.#presence.watchers;
+  }
+
+  /** The session's metadata as last heard (only with `subscribe(id, { metadata: true })`; else undefined). */
+  get metadata(): SessionMetadata | undefined {
+    return this.#presence.metadata;
   }
 
   get state(): SubscriptionState {
@@ -204,6 +210,11 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       case 'presence':
         this.emit('presence', this.#presence.update(message));
         break;
+      case 'metadata': {
+        const metadata = this.#presence.updateMetadata(message);
+        if (metadata !== undefined) this.emit('metadata', metadata);
+        break;
+      }
       case 'error':
         this.#onError(message);
         break;

@@ -14,6 +14,7 @@ const KNOWN_SERVER_TYPES: Readonly<Record<ServerMessage['type'], true>> = {
   ack: true,
   reset: true,
   presence: true,
+  metadata: true,
   unsubscribed: true,
   authenticated: true,
   pong: true,

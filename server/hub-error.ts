@@ -72,6 +72,10 @@ export function toHubError(error: unknown): HubError {
       cause: error,
     });
   }
+  if (error instanceof Error && hasCode(error, HubErrorCode.INVALID_METADATA)) {
+    const field = 'field' in error && typeof error.field === 'string' ? { field: error.field } : undefined;
+    return new HubError(HubErrorCode.INVALID_METADATA, error.message, field);
+  }
   if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
   if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   return new HubError(HubErrorCode.INTERNAL, 'internal error', undefined, { cause: error });
@@ -93,6 +97,7 @@ export function errorMessage(error: HubError, id?: number, sessionId?: string): 
 const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   SEQ_CONFLICT: 409,
   IDEMPOTENCY_MISMATCH: 409,
+  INVALID_METADATA: 400,
   NOT_FOUND: 404,
   GONE: 410,
   UNAUTHORIZED: 401,

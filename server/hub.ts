@@ -97,6 +97,13 @@ export function createHub(input: HubConfig): Hub {
     retries: config.appendRetries,
     logger,
     metrics,
+    // Creation time and author go to the session's metadata (a write of its own: a failure is logged, never the append's).
+    onSessionCreated: (sessionId, createdBy, createdAt) => {
+      const init = createdBy === '' ? { createdAt } : { createdAt, createdBy };
+      store.metadata.initialize(sessionId, init).catch((error: unknown) => {
+        logger.warn({ err: error, sessionId }, 'could not record the session creation in its metadata');
+      });
+    },
     // This node's commits reach its subscribers from here (after the acks), other nodes' through the store watch.
     localCommits: {
       started: (sessionId) => channels.ownCommitStarted(sessionId),
@@ -176,6 +183,7 @@ export function createHub(input: HubConfig): Hub {
     logger,
     metrics,
     pipeline,
+    metadata: store.metadata,
     auth: config.auth,
     nodeName,
     protocolVersions: config.protocolVersions,

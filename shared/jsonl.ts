@@ -31,8 +31,16 @@ function normalizeEvent(value: unknown): unknown {
   return event;
 }
 
+/** `kind` of the metadata header line an export may start with (`{"kind":"session-hub/metadata", …}`). */
+export const JSONL_METADATA_KIND = 'session-hub/metadata';
+
+function isMetadataHeader(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === JSONL_METADATA_KIND;
+}
+
 /**
- * Parses a JSONL session log (one event per line; blank lines are skipped) and validates it like
+ * Parses a JSONL session log (one event per line; blank lines are skipped, and so is a first line that is the
+ * metadata header of an export, `{"kind":"session-hub/metadata", …}`) and validates it like
  * `Session.fromLog`. Returns frozen events with the canonical spellings.
  * @throws SessionLogError `INVALID_LOG` whose message names the line (and `seq` the event, when known).
  */
@@ -49,6 +57,7 @@ export function parseJsonl(text: string): readonly SessionEvent[] {
     } catch (error) {
       throw lineError(index + 1, `not JSON (${(error as Error).message})`, { cause: error });
     }
+    if (events.length === 0 && isMetadataHeader(value)) continue; // the export's header: not an event
     events.push(normalizeEvent(value));
     lineOfEvent.push(index + 1);
   }

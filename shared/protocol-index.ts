@@ -11,6 +11,7 @@ export type {
   UnsubscribeRequest,
   AppendRequest,
   PingRequest,
+  SetMetadataRequest,
   ServerMessage,
   WelcomeMessage,
   AnnouncedLimits,
@@ -23,10 +24,14 @@ export type {
   ResetMessage,
   Watcher,
   PresenceMessage,
+  MetadataMessage,
+  SessionMetadata,
+  MetadataPatch,
   UnsubscribedMessage,
   AuthenticatedMessage,
   PongMessage,
   ErrorMessage,
 } from './protocol.ts';
+export { METADATA_LIMITS } from './session-metadata.ts';
 export { encodeFrame, encodeTextFrame, decodeFrame, FrameDecodeError } from './codec.ts';
 export { parseClientMessage, parseServerMessage, ProtocolParseError } from './protocol-parse.ts';

@@ -3,6 +3,7 @@ import { describeValue } from './describe-value.ts';
 import type { EventDraft, SessionEvent, SurfaceOp } from './events.ts';
 import { PROTOCOL_BOUNDS } from './protocol.ts';
 import { checkProjectorState } from './projector-state.ts';
+import { parseSessionMetadata, type MetadataPatch, type SessionMetadata } from './session-metadata.ts';
 import type {
   ClientMessage,
   ErrorMessage,
@@ -202,6 +203,7 @@ function parseSubscribe(reader: Reader): SubscribeRequest {
   const label = reader.optionalString('label', { maxLength: MAX_WATCHER_LABEL_LENGTH, wellFormed: true });
   if (label !== undefined) message.label = label;
   if (own(reader.record, 'snapshot') !== undefined) message.snapshot = reader.boolean('snapshot');
+  if (own(reader.record, 'metadata') !== undefined) message.metadata = reader.boolean('metadata');
   return message;
 }
 
@@ -252,6 +254,12 @@ export function parseClientMessage(value: unknown): ClientMessage {
       return parseAppend(reader);
     case 'ping':
       return { type, id: reader.index('id') };
+    case 'setMetadata': {
+      const patch = own(reader.record, 'patch');
+      if (!isRecord(patch)) reader.fail('field "patch" must be an object');
+      // Only its envelope here: the hub checks the patch itself with `parseMetadataPatch` (INVALID_METADATA).
+      return { type, id: reader.index('id'), sessionId: reader.sessionId(), patch: patch as MetadataPatch };
+    }
     default:
       return reader.fail(`unknown message type ${describeValue(type)}`);
   }
@@ -384,6 +392,17 @@ export function parseServerMessage(value: unknown): ServerMessage {
         joined: parseWatchers(reader, 'joined'),
         left: parseWatchers(reader, 'left'),
       };
+    case 'metadata': {
+      const id = reader.optionalIndex('id');
+      const sessionId = reader.string('sessionId');
+      let metadata: SessionMetadata;
+      try {
+        metadata = parseSessionMetadata(own(reader.record, 'metadata'));
+      } catch (error) {
+        return reader.fail(`metadata: ${(error as Error).message}`);
+      }
+      return id === undefined ? { type, sessionId, metadata } : { type, id, sessionId, metadata };
+    }
     case 'unsubscribed':
       return { type, id: reader.index('id'), sessionId: reader.string('sessionId') };
     case 'pong':

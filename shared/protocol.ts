@@ -1,5 +1,8 @@
 import type { EventDraft, SessionEvent } from './events.ts';
 import type { ProjectorState } from './projector-state.ts';
+import type { MetadataPatch, SessionMetadata } from './session-metadata.ts';
+
+export type { MetadataPatch, SessionMetadata } from './session-metadata.ts';
 
 /**
  * Wire protocol v1 between SDKs and the hub (see docs/protocol.md).
@@ -83,6 +86,20 @@ export interface SubscribeRequest {
    * or past the snapshot (the frame then carries `state: null`).
    */
   readonly snapshot?: boolean;
+  /** Send `metadata` frames: the session's metadata after `subscribed`, then each change, from any node. */
+  readonly metadata?: boolean;
+}
+
+/**
+ * Merge a patch into a session's metadata (needs `append` on the session). Answered with a `metadata` frame
+ * carrying the request's `id`; a patch beyond `METADATA_LIMITS` is INVALID_METADATA, a session that does not exist
+ * NOT_FOUND, and nothing is changed.
+ */
+export interface SetMetadataRequest {
+  readonly type: 'setMetadata';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly patch: MetadataPatch;
 }
 
 export interface UnsubscribeRequest {
@@ -119,7 +136,7 @@ export interface PingRequest {
 }
 
 export type ClientMessage =
-  HelloRequest | AuthRequest | SubscribeRequest | UnsubscribeRequest | AppendRequest | PingRequest;
+  HelloRequest | AuthRequest | SubscribeRequest | UnsubscribeRequest | AppendRequest | SetMetadataRequest | PingRequest;
 export type ClientMessageType = ClientMessage['type'];
 
 // ---- hub -> client -------------------------------------------------------------------------------------------
@@ -242,6 +259,17 @@ export interface PresenceMessage {
   readonly left: readonly Watcher[];
 }
 
+/**
+ * A session's metadata: the reply to `setMetadata` (with its `id`), and, to subscriptions that asked for `metadata`,
+ * the current one after `subscribed` and each change (no `id`). Of two, the higher `metadata.rev` is the newer.
+ */
+export interface MetadataMessage {
+  readonly type: 'metadata';
+  readonly id?: number;
+  readonly sessionId: string;
+  readonly metadata: SessionMetadata;
+}
+
 export interface UnsubscribedMessage {
   readonly type: 'unsubscribed';
   readonly id: number;
@@ -280,6 +308,7 @@ export type ServerMessage =
   | AckMessage
   | ResetMessage
   | PresenceMessage
+  | MetadataMessage
   | UnsubscribedMessage
   | AuthenticatedMessage
   | PongMessage
@@ -317,6 +346,8 @@ export const HubErrorCode = {
   NOT_FOUND: 'NOT_FOUND',
   /** The same idempotency key was used for a different batch. */
   IDEMPOTENCY_MISMATCH: 'IDEMPOTENCY_MISMATCH',
+  /** A metadata patch breaks a bound or a rule (`METADATA_LIMITS`); `details.field` names the field. Nothing changed. */
+  INVALID_METADATA: 'INVALID_METADATA',
   // auth
   UNAUTHORIZED: 'UNAUTHORIZED',
   TOKEN_EXPIRED: 'TOKEN_EXPIRED',

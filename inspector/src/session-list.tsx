@@ -1,51 +1,55 @@
-// The sessions of the hub (admin grant), filtered by prefix, refreshed every few seconds.
+// The sessions of the hub (admin grant), most recently active first, filtered by prefix and label, refreshed every
+// few seconds.
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './hub-access.ts';
 
 const REFRESH_MS = 5000;
-/** Heads are read for this many listed sessions (one request each). */
-const HEADS_SHOWN = 50;
+/** Sessions shown: the most recently active ones (one page of the listing; watchers read for each). */
+const ROWS_SHOWN = 50;
 
-interface Row {
-  readonly sessionId: string;
-  readonly headSeq: number | undefined;
+/** A row of `GET /v1/sessions`. */
+interface ListedSession {
+  readonly id: string;
+  readonly headSeq: number;
+  readonly lastActivity?: number;
+  readonly title?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+interface Row extends ListedSession {
   readonly watchers: number | undefined;
-  /** Commit time of the newest event. */
-  readonly lastActivity: number | undefined;
 }
 
-/** Head, watcher count and last activity of one session (three reads; a failed one leaves its cell empty). */
-async function rowOf(sessionId: string, token: string | undefined): Promise<Row> {
-  const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
-  const [head, presence] = await Promise.all([
-    getJson<{ headSeq: number }>(path, token),
-    getJson<{ watchers: unknown[] }>(`${path}/presence`, token),
-  ]);
-  const headSeq = head.ok ? head.body.headSeq : undefined;
-  const last =
-    headSeq !== undefined && headSeq >= 0
-      ? await getJson<{ events: { time: number }[] }>(`${path}/events?from=${headSeq}&limit=1`, token)
-      : undefined;
-  return {
-    sessionId,
-    headSeq,
-    watchers: presence.ok ? presence.body.watchers.length : undefined,
-    lastActivity: last?.ok === true ? last.body.events[0]?.time : undefined,
-  };
+/** The row with its watcher count (one read; a failed one leaves its cell empty). */
+async function rowOf(session: ListedSession, token: string | undefined): Promise<Row> {
+  const presence = await getJson<{ watchers: unknown[] }>(
+    `/v1/sessions/${encodeURIComponent(session.id)}/presence`,
+    token,
+  );
+  return { ...session, watchers: presence.ok ? presence.body.watchers.length : undefined };
 }
+
+const labelText = (labels: Readonly<Record<string, string>> | undefined): string =>
+  Object.entries(labels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
 
 export function SessionList(props: { token: string | undefined }) {
   const [prefix, setPrefix] = useState('');
+  const [label, setLabel] = useState('');
   const [rows, setRows] = useState<readonly Row[]>([]);
-  /** Sessions listed (undefined until the first answer for the current prefix). */
+  /** Sessions listed (undefined until the first answer for the current filters); whether more are not shown. */
   const [total, setTotal] = useState<number | undefined>(undefined);
+  const [more, setMore] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
     let stopped = false;
     setTotal(undefined);
     const load = async (): Promise<void> => {
-      const query = prefix === '' ? '' : `?prefix=${encodeURIComponent(prefix)}`;
-      const answer = await getJson<{ sessions: string[] }>(`/v1/sessions${query}`, props.token);
+      const params = new URLSearchParams({ limit: String(ROWS_SHOWN) });
+      if (prefix !== '') params.set('prefix', prefix);
+      if (label !== '') params.set('label', label);
+      const answer = await getJson<{ sessions: ListedSession[]; next?: string }>(`/v1/sessions?${params}`, props.token);
       if (stopped) return;
       if (!answer.ok) {
         setError(`${answer.code}: ${answer.message}`);
@@ -53,8 +57,8 @@ export function SessionList(props: { token: string | undefined }) {
       }
       setError(undefined);
       setTotal(answer.body.sessions.length);
-      const shown = answer.body.sessions.slice(0, HEADS_SHOWN);
-      const rows = await Promise.all(shown.map((id) => rowOf(id, props.token)));
+      setMore(answer.body.next !== undefined);
+      const rows = await Promise.all(answer.body.sessions.map((session) => rowOf(session, props.token)));
       if (!stopped) setRows(rows);
     };
     void load();
@@ -63,7 +67,7 @@ export function SessionList(props: { token: string | undefined }) {
       stopped = true;
       clearInterval(timer);
     };
-  }, [prefix, props.token]);
+  }, [prefix, label, props.token]);
   return (
     <div class="session-list">
       <header class="bar">
@@ -74,7 +78,13 @@ export function SessionList(props: { token: string | undefined }) {
           data-testid="prefix"
           onInput={(event) => setPrefix((event.target as HTMLInputElement).value)}
         />
-        <span class="muted">{total === undefined ? 'loading…' : `${total} sessions`}</span>
+        <input
+          placeholder="label filter, e.g. team=red"
+          value={label}
+          data-testid="label-filter"
+          onInput={(event) => setLabel((event.target as HTMLInputElement).value)}
+        />
+        <span class="muted">{total === undefined ? 'loading…' : `${total}${more ? '+' : ''} sessions`}</span>
       </header>
       {error !== undefined && (
         <p class="error" data-testid="error">
@@ -88,31 +98,35 @@ export function SessionList(props: { token: string | undefined }) {
             <th>head seq</th>
             <th>watching</th>
             <th>last activity</th>
+            <th>title</th>
+            <th>labels</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={row.sessionId} data-session={row.sessionId}>
+            <tr key={row.id} data-session={row.id}>
               <td>
-                <a href={`/inspect?session=${encodeURIComponent(row.sessionId)}`}>{row.sessionId}</a>
+                <a href={`/inspect?session=${encodeURIComponent(row.id)}`}>{row.id}</a>
               </td>
               <td>{row.headSeq ?? '–'}</td>
               <td>{row.watchers ?? '–'}</td>
               <td>{row.lastActivity === undefined ? '–' : new Date(row.lastActivity).toLocaleString()}</td>
+              <td data-testid="title">{row.title ?? ''}</td>
+              <td data-testid="labels">{labelText(row.labels)}</td>
             </tr>
           ))}
         </tbody>
       </table>
       {total === 0 && (
         <p class="muted" data-testid="no-sessions">
-          {prefix === ''
-            ? 'No sessions yet: append to one with the SDK, `session-hub import`, or POST /v1/sessions/:id/events.'
-            : `No session id starts with "${prefix}".`}
+          {label !== ''
+            ? `No session has the label "${label}".`
+            : prefix === ''
+              ? 'No sessions yet: append to one with the SDK, `session-hub import`, or POST /v1/sessions/:id/events.'
+              : `No session id starts with "${prefix}".`}
         </p>
       )}
-      {total !== undefined && total > rows.length && (
-        <p class="muted">showing the first {rows.length}; narrow with a prefix</p>
-      )}
+      {more && <p class="muted">showing the {rows.length} most recently active; narrow with a prefix or a label</p>}
     </div>
   );
 }

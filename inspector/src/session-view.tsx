@@ -1,6 +1,6 @@
 // One session, live: derived messages beside the raw log, time travel, watchers' view of the connection, export.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { HubClient, type Subscription, type Watcher } from '../../client/index.ts';
+import { HubClient, type SessionMetadata, type Subscription, type Watcher } from '../../client/index.ts';
 import { deriveMessages, toJsonl, type DerivedMessage, type SessionEvent } from '../../shared/index.ts';
 import { EventLog } from './event-log.tsx';
 import { getJson, hubSocketUrl, tokenGrants } from './hub-access.ts';
@@ -9,12 +9,15 @@ import { OLDER_PAGE_EVENTS, readEventRange } from './older-events.ts';
 import { Transcript } from './transcript.tsx';
 import { AppendBox } from './append-box.tsx';
 import { Watchers } from './watchers.tsx';
+import { MetadataEditor } from './metadata-editor.tsx';
 
 interface Snapshot {
   readonly events: readonly SessionEvent[];
   readonly messages: readonly DerivedMessage[];
   readonly view: LogView;
   readonly watchers: readonly Watcher[];
+  /** Title, labels and creation, as last heard (`metadata` frames). */
+  readonly metadata: SessionMetadata | undefined;
   /** The seq of the hub snapshot the subscription started on (-1: none, its events start at 0). */
   readonly snapshotSeq: number;
 }
@@ -36,6 +39,7 @@ function useSession(sessionId: string, token: string | undefined) {
     messages: [],
     view: new LogView(),
     watchers: [],
+    metadata: undefined,
     snapshotSeq: -1,
   });
   const [status, setStatus] = useState<Status>({
@@ -67,6 +71,7 @@ function useSession(sessionId: string, token: string | undefined) {
         messages: subscription.messages,
         view,
         watchers: subscription.presence,
+        metadata: subscription.metadata,
         snapshotSeq: subscription.snapshotSeq ?? -1,
       });
       setStatus((previous) => ({ ...previous, subscription: subscription.state, lagMs }));
@@ -86,8 +91,10 @@ function useSession(sessionId: string, token: string | undefined) {
       presence: true,
       label: 'inspector',
       from: 'snapshot',
+      metadata: true,
     });
     subscription.on('presence', schedule);
+    subscription.on('metadata', schedule);
     subscription.on('event', (event) => {
       view.add(event);
       if (subscription.state === 'live') lagMs = Math.max(0, Date.now() - event.time);
@@ -186,6 +193,7 @@ export function SessionView(props: { sessionId: string; token: string | undefine
           Export JSONL
         </button>
       </header>
+      <MetadataEditor client={client.current} sessionId={sessionId} metadata={snapshot.metadata} editable={mayAppend} />
       {olderError !== undefined && (
         <p class="error" data-testid="older-error">
           older events: {olderError}

@@ -44,6 +44,8 @@ export interface AppendPipelineDeps {
   readonly metrics: HubMetrics;
   /** Local fan-out of this node's own commits (see `LocalCommitObserver`). Default: none. */
   readonly localCommits?: LocalCommitObserver | undefined;
+  /** A commit made the session (its seq 0): who sent the first append (`keyOwner`) and the commit time. */
+  readonly onSessionCreated?: ((sessionId: string, createdBy: string, createdAt: number) => void) | undefined;
 }
 
 /**
@@ -309,6 +311,7 @@ export class AppendPipeline {
         const { epoch, events } = result;
         metrics.groupCommitAppends.observe(items.length);
         queue.splice(0, items.length); // a group is always the head of its queue
+        if (expectedSeq === 0) this.#deps.onSessionCreated?.(sessionId, items[0]!.input.keyOwner, events[0]!.time);
         try {
           cache.applyOwnCommit(entry, epoch, events);
         } catch (error) {

@@ -1,4 +1,6 @@
 import type { SessionEvent } from '../../shared/index.ts';
+import { parseSessionMetadata, type MetadataPatch, type SessionMetadata } from '../../shared/session-metadata.ts';
+import type { SessionListItem } from '../http/session-listing.ts';
 import { CliFailure } from './command.ts';
 import type { HubTarget } from './hub-target.ts';
 
@@ -47,6 +49,19 @@ export interface AppendBody {
   readonly time?: number;
 }
 
+/** What `GET /v1/sessions` is asked: label filters are `key=value` or `key`. */
+export interface ListQuery {
+  readonly prefix?: string | undefined;
+  readonly labels?: readonly string[] | undefined;
+  readonly limit?: number | undefined;
+  readonly after?: string | undefined;
+}
+
+export interface SessionListPage {
+  readonly sessions: readonly SessionListItem[];
+  readonly next?: string;
+}
+
 /** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
 export class HubHttp {
   readonly #target: HubTarget;
@@ -79,10 +94,32 @@ export class HubHttp {
     return this.#request('POST', `${sessionPath(sessionId)}/events`, body) as Promise<AppendReply>;
   }
 
-  async list(prefix: string | undefined): Promise<readonly string[]> {
-    const query = prefix === undefined ? '' : `?prefix=${encodeURIComponent(prefix)}`;
-    const reply = (await this.#request('GET', `/v1/sessions${query}`)) as { sessions: string[] };
-    return reply.sessions;
+  /** One page of `GET /v1/sessions` (most recently active first). */
+  async list(query: ListQuery): Promise<SessionListPage> {
+    const params = new URLSearchParams();
+    if (query.prefix !== undefined) params.set('prefix', query.prefix);
+    for (const label of query.labels ?? []) params.append('label', label);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.after !== undefined) params.set('after', query.after);
+    const text = params.toString();
+    return (await this.#request('GET', `/v1/sessions${text === '' ? '' : `?${text}`}`)) as SessionListPage;
+  }
+
+  /** Merge a metadata patch into a session's (`PATCH /v1/sessions/:id`, append grant). */
+  async setMetadata(sessionId: string, patch: MetadataPatch): Promise<SessionMetadata> {
+    const reply = (await this.#request('PATCH', sessionPath(sessionId), patch)) as { metadata: SessionMetadata };
+    return reply.metadata;
+  }
+
+  /** The session's metadata, or undefined when the hub has none for it (a hub before metadata, or no session). */
+  async metadata(sessionId: string): Promise<SessionMetadata | undefined> {
+    try {
+      const reply = (await this.#request('GET', `${sessionPath(sessionId)}/metadata`)) as { metadata: unknown };
+      return parseSessionMetadata(reply.metadata);
+    } catch (error) {
+      if (error instanceof HubRequestError && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** Delete a session; resolves false when there was nothing to delete. */

@@ -1,5 +1,10 @@
 import type { CommittedBatch } from '../store/event-store.ts';
+import type { SessionMetadata } from '../store/metadata-store.ts';
+import { addMember, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 import { SessionChannel, type ChannelDeps, type ChannelListener } from './session-channel.ts';
+
+/** Hears a session's metadata changes (a subscription that asked for `metadata`). */
+export type MetadataFollower = (metadata: SessionMetadata) => void;
 
 /** The node's channels: one per watched session, created on first use, closed when its last listener leaves. */
 export class ChannelRegistry {
@@ -7,9 +12,30 @@ export class ChannelRegistry {
   /** This node's commits in flight, by session (whether or not it has a channel): a new channel starts with them. */
   readonly #ownCommits = new Map<string, number>();
   readonly #deps: ChannelDeps;
+  /** Who follows each session's metadata on this node (while it holds the session's channel). */
+  readonly #metadataFollowers = new Map<string, OneOrSet<MetadataFollower>>();
 
   constructor(deps: ChannelDeps) {
-    this.#deps = deps;
+    this.#deps = {
+      ...deps,
+      onMetadata: (sessionId, metadata) => {
+        deps.onMetadata?.(sessionId, metadata);
+        for (const follower of membersOf(this.#metadataFollowers.get(sessionId))) follower(metadata);
+      },
+    };
+  }
+
+  /**
+   * Call `follower` with each change of the session's metadata that its channel hears (hold the channel meanwhile:
+   * `acquire`). Returns the unfollow.
+   */
+  followMetadata(sessionId: string, follower: MetadataFollower): () => void {
+    this.#metadataFollowers.set(sessionId, addMember(this.#metadataFollowers.get(sessionId), follower));
+    return () => {
+      const left = removeMember(this.#metadataFollowers.get(sessionId), follower);
+      if (left === undefined) this.#metadataFollowers.delete(sessionId);
+      else this.#metadataFollowers.set(sessionId, left);
+    };
   }
 
   get size(): number {

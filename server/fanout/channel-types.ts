@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { StoreReadLimits } from '../limits/store-reads.ts';
+import type { SessionMetadata } from '../store/metadata-store.ts';
 
 /** A local consumer of a session's live stream (a subscription). */
 export interface ChannelListener {
@@ -30,4 +31,6 @@ export interface ChannelDeps {
    */
   readonly onCommitted: (sessionId: string, epoch: string, events: readonly SessionEvent[]) => void;
   readonly onReset: (sessionId: string, epoch: string) => void;
+  /** The session's metadata changed (any node's change, from the store watch). */
+  readonly onMetadata?: (sessionId: string, metadata: SessionMetadata) => void;
 }

@@ -12,6 +12,7 @@ import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
 import type { ChannelDeps, ChannelListener } from './channel-types.ts';
+import type { SessionMetadata } from '../store/metadata-store.ts';
 
 export type { ChannelDeps, ChannelListener } from './channel-types.ts';
 
@@ -101,6 +102,11 @@ export class SessionChannel implements StoreWatchHandlers {
   onCommitted(batch: CommittedBatch): void {
     if (this.#ownCommits > 0) (this.#held ??= []).push(batch);
     else this.#background(() => this.#onCommitted(batch, 'store'), 'notification');
+  }
+
+  /** Store watcher: the session's metadata changed; it goes to the registry's followers (`followMetadata`). */
+  onMetadata(metadata: SessionMetadata): void {
+    this.#deps.onMetadata?.(this.sessionId, metadata);
   }
 
   /** Store watcher: notifications may have been missed. */

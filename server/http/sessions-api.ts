@@ -21,6 +21,8 @@ import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from '../request-url.ts';
 import { snapshotReply } from './snapshot-route.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
+import { listingQuery, listSessionPage, type ArchivedSessionSource } from './session-listing.ts';
+import { patchMetadata } from '../append/metadata-patch.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -39,6 +41,8 @@ export interface HttpRoutesDeps {
   readonly onSessionDeleted: (sessionId: string) => void;
   /** Where `GET /v1/sessions/:id/snapshot` reads (absent: that route answers NOT_FOUND). */
   readonly snapshots?: SnapshotSource;
+  /** The cold tier's sessions, merged into `GET /v1/sessions` (absent: the store's sessions only). */
+  readonly archive?: ArchivedSessionSource;
 }
 
 /** What the session routes need besides `HttpRoutesDeps`: state the HTTP handler keeps for the node. */
@@ -58,9 +62,12 @@ export const ALL_SESSIONS = '*';
 
 const sessionsPath = '/v1/sessions';
 const defaultPageLimit = 100;
+/** Largest `PATCH /v1/sessions/:id` body: a patch within `METADATA_LIMITS` is far smaller. */
+const METADATA_BODY_BYTES = 64 * 1024;
 
 /**
- * The session routes: `GET /v1/sessions` (admin: list), `GET|DELETE /v1/sessions/:id` (head; admin: delete),
+ * The session routes: `GET /v1/sessions` (admin: list), `GET|PATCH|DELETE /v1/sessions/:id` (head; metadata;
+ * admin: delete), `GET /v1/sessions/:id/metadata`,
  * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers). Session ids are percent-encoded path segments.
  */
 export function sessionRoute(
@@ -102,10 +109,18 @@ export function sessionRoute(
       run: () => readEvents(rawId, url, request, deps),
     };
   }
-  if (method === 'DELETE') {
-    return { route: 'DELETE /v1/sessions/:id', allowed: 'GET,DELETE', run: () => deleteSession(rest, request, deps) };
+  if (rest.endsWith('/metadata')) {
+    const rawId = rest.slice(0, -'/metadata'.length);
+    return { route: 'GET /v1/sessions/:id/metadata', allowed: 'GET', run: () => readMetadata(rawId, request, deps) };
   }
-  return { route: 'GET /v1/sessions/:id', allowed: 'GET,DELETE', run: () => sessionHead(rest, request, deps) };
+  const allowed = 'GET,PATCH,DELETE';
+  if (method === 'DELETE') {
+    return { route: 'DELETE /v1/sessions/:id', allowed, run: () => deleteSession(rest, request, deps) };
+  }
+  if (method === 'PATCH') {
+    return { route: 'PATCH /v1/sessions/:id', allowed, run: () => writeMetadata(rest, request, deps) };
+  }
+  return { route: 'GET /v1/sessions/:id', allowed, run: () => sessionHead(rest, request, deps) };
 }
 
 function decodeSessionId(rawSessionId: string): string {
@@ -150,18 +165,35 @@ async function authorized(
 }
 
 /**
- * `GET /v1/sessions`: every session (admin on `*`); `?prefix=acme/`: the sessions under `acme/` (admin on
- * `acme/*`, a tenant administrator). The prefix must end with `/`, as grant patterns do.
+ * `GET /v1/sessions[?prefix=acme/&label=k=v&limit=&after=]`: a page of the sessions, most recently active first
+ * (session-listing.ts). Every session: admin on `*`; `?prefix=acme/`: admin on `acme/*` (a tenant administrator).
+ * The prefix must end with `/`, as grant patterns do.
  */
 async function listSessions(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const prefix = requestUrl(request)?.searchParams.get('prefix') ?? null;
-  if (prefix !== null && (!prefix.endsWith('/') || prefix.length < 2 || prefix.length > 512)) {
+  const params = requestUrl(request)?.searchParams ?? new URLSearchParams();
+  const prefix = params.get('prefix') ?? undefined;
+  if (prefix !== undefined && (!prefix.endsWith('/') || prefix.length < 2 || prefix.length > 512)) {
     throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "prefix" must end with "/" (e.g. "acme/")');
   }
-  await authorize(request, prefix === null ? ALL_SESSIONS : `${prefix}*`, 'admin', deps);
-  const all = await deps.store.listSessions(prefix ?? '');
-  const sessions = prefix === null ? all : all.filter((id) => id.length > prefix.length);
-  return { status: 200, body: { sessions: sessions.sort() } };
+  const query = listingQuery(params, prefix);
+  await authorize(request, prefix === undefined ? ALL_SESSIONS : `${prefix}*`, 'admin', deps);
+  return { status: 200, body: await listSessionPage(deps.store, query, deps.archive) };
+}
+
+/** `GET /v1/sessions/:id/metadata` (read grant): the session's metadata (NOT_FOUND when it does not exist). */
+async function readMetadata(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'read', deps);
+  const metadata = await deps.store.metadata.get(sessionId);
+  if (metadata === undefined) throw new HubError(HubErrorCode.NOT_FOUND, `session ${sessionId} does not exist`);
+  return { status: 200, body: { sessionId, metadata } };
+}
+
+/** `PATCH /v1/sessions/:id` (append grant): merge a metadata patch `{ title?, labels? }` (metadata-patch.ts). */
+async function writeMetadata(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
+  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const body = await readBody(request, METADATA_BODY_BYTES);
+  const metadata = await patchMetadata(deps.store.metadata, sessionId, body);
+  return { status: 200, body: { sessionId, metadata } };
 }
 
 async function deleteSession(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {

@@ -3,6 +3,7 @@ import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
+import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -184,6 +185,8 @@ export interface StoreWatchHandlers {
    * should re-read its session from its last seq.
    */
   onResync(): void;
+  /** The session's metadata changed (any node): the whole metadata after the change (see `MetadataStore`). */
+  onMetadata?(metadata: SessionMetadata): void;
 }
 
 /**
@@ -198,6 +201,8 @@ export interface EventStore {
   readonly presence: PresenceStore;
   /** Projection snapshots of the sessions, kept beside them and deleted with them (see snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
+  /** Title, labels, creation and lineage of the sessions, kept beside them and deleted with them (metadata-store.ts). */
+  readonly metadata: MetadataStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

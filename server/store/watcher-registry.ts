@@ -1,4 +1,5 @@
 import type { CommittedBatch, StoreWatchHandlers } from './event-store.ts';
+import type { SessionMetadata } from './metadata-store.ts';
 import { addMember, hasMember, membersOf, removeMember } from '../one-or-set.ts';
 
 /** Where a store reports errors it cannot throw to a caller (a watcher's handler threw, a bad notification). */
@@ -49,6 +50,15 @@ export class WatcherRegistry {
     for (const handlers of membersOf(this.#watchers.get(sessionId))) {
       if (!this.#watching(sessionId, handlers)) continue; // removed by an earlier handler of this delivery
       this.#call(() => handlers.onCommitted(batch));
+    }
+  }
+
+  /** A session's metadata changed: its watchers that listen for it get it. */
+  metadata(sessionId: string, metadata: SessionMetadata): void {
+    for (const handlers of membersOf(this.#watchers.get(sessionId))) {
+      if (handlers.onMetadata !== undefined && this.#watching(sessionId, handlers)) {
+        this.#call(() => handlers.onMetadata?.(metadata));
+      }
     }
   }
 

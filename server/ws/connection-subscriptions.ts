@@ -14,6 +14,8 @@ import {
   type SubscriptionDeps,
 } from '../fanout/subscription.ts';
 import { EMPTY_STATE, type SnapshotSource } from '../snapshot/snapshot-source.ts';
+import type { MetadataStore, SessionMetadata } from '../store/metadata-store.ts';
+import { EMPTY_METADATA } from '../../shared/session-metadata.ts';
 
 /** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
@@ -29,6 +31,8 @@ export interface SubscriptionsContext {
   readonly presence: PresenceTracker;
   /** Where `subscribe` with `snapshot: true` gets its snapshot (absent: such a subscribe starts at its `fromSeq`). */
   readonly snapshots?: SnapshotSource;
+  /** Where `subscribe` with `metadata: true` reads the session's metadata (absent: no `metadata` frames). */
+  readonly metadata?: MetadataStore;
 }
 
 /** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
@@ -51,6 +55,9 @@ class Entry implements SubscriptionDeps {
   /** Presence: this subscription's watcher id, and the unfollow of a subscription that follows presence. */
   watcherId: string | undefined;
   unfollow: (() => void) | undefined;
+  /** `metadata: true`: the unfollow of its metadata changes, and the `rev` of the last `metadata` frame sent. */
+  unfollowMetadata: (() => void) | undefined;
+  metadataRev = -1;
   readonly #owner: ConnectionSubscriptions;
 
   constructor(owner: ConnectionSubscriptions, sessionId: string, fromSeq: number) {
@@ -242,11 +249,31 @@ export class ConnectionSubscriptions {
         if (!sink.closing) sink.send({ type: 'presence', sessionId, ...update });
       });
     }
+    if (request.metadata === true) this.#followMetadata(sessionId, entry);
+  }
+
+  /** Sends the session's metadata, then each change, newer revisions only (a change may race the first read). */
+  #followMetadata(sessionId: string, entry: Entry): void {
+    const { metadata, channels } = this.context;
+    if (metadata === undefined) return;
+    const sink = this.connection;
+    const send = (current: SessionMetadata | undefined): void => {
+      if (current === undefined || current.rev <= entry.metadataRev || sink.closing) return;
+      if (this.#get(sessionId) !== entry) return;
+      entry.metadataRev = current.rev;
+      sink.send({ type: 'metadata', sessionId, metadata: current });
+    };
+    entry.unfollowMetadata = channels.followMetadata(sessionId, send);
+    metadata.get(sessionId).then(
+      (current) => send(current ?? EMPTY_METADATA),
+      (error: unknown) => sink.logger.warn({ err: error, sessionId }, 'could not read the session metadata'),
+    );
   }
 
   #remove(sessionId: string, entry: Entry): void {
     const { context } = this;
     entry.unfollow?.();
+    entry.unfollowMetadata?.();
     if (entry.watcherId !== undefined) context.presence.leave(sessionId, entry.watcherId);
     this.#delete(sessionId);
     context.nodeSubscriptions.give();

@@ -23,6 +23,8 @@ import {
   type SubscriptionsOwner,
 } from './connection-subscriptions.ts';
 import { errorMessage, HubError, toHubError } from '../hub-error.ts';
+import { patchMetadata } from '../append/metadata-patch.ts';
+import type { MetadataStore } from '../store/metadata-store.ts';
 import type { EventsFrame } from '../fanout/events-frame.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -39,6 +41,8 @@ export interface ConnectionContext extends SubscriptionsContext {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
   readonly pipeline: AppendPipeline;
+  /** Where `setMetadata` writes and `subscribe({ metadata: true })` reads. */
+  readonly metadata: MetadataStore;
   readonly auth: HubAuth;
   readonly nodeName: string;
   readonly protocolVersions: readonly number[];
@@ -307,6 +311,12 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
       case 'append':
         await this.#append(message);
         return;
+      case 'setMetadata': {
+        await this.#authorize('append', message.sessionId);
+        const metadata = await patchMetadata(this.#context.metadata, message.sessionId, message.patch);
+        this.send({ type: 'metadata', id: message.id, sessionId: message.sessionId, metadata });
+        return;
+      }
     }
   }
 

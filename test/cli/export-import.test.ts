@@ -20,6 +20,13 @@ async function headSeq(hub: HubProcess, sessionId: string): Promise<number> {
   return ((await response.json()) as { headSeq: number }).headSeq;
 }
 
+/** An export without its first line, the metadata header (checked to be one). */
+function withoutHeader(text: string): string {
+  const [header, ...rest] = text.split('\n');
+  expect(JSON.parse(header!)).toMatchObject({ kind: 'session-hub/metadata' });
+  return rest.join('\n');
+}
+
 async function append(hub: HubProcess, sessionId: string, events: readonly object[]): Promise<void> {
   const response = await fetch(`${hub.url}/v1/sessions/${encodeURIComponent(sessionId)}/events`, {
     method: 'POST',
@@ -48,7 +55,9 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
     expect(imported).toMatchObject({ code: 0, stderr: 'imported 10 events into seed\n' });
     const exported = await runCliHere(['export', 'seed', '--url', source.url]);
     expect(exported.code).toBe(0);
-    expect(exported.stdout).toBe(toJsonl(parseJsonl(readFileSync(fixture('seed-example.jsonl'), 'utf8'))));
+    expect(withoutHeader(exported.stdout)).toBe(
+      toJsonl(parseJsonl(readFileSync(fixture('seed-example.jsonl'), 'utf8'))),
+    );
     const expected: unknown = JSON.parse(readFileSync(fixture('seed-example.messages.json'), 'utf8'));
     expect(deriveMessages(parseJsonl(exported.stdout))).toEqual(expected);
   });
@@ -59,6 +68,12 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
     await append(source, 'acme/run-1', [turn(1)]);
     await append(source, 'acme/run-1', [{ type: 'test/note', data: { text: 'ünïcode ✓', n: 1.5 } }, turnEnd]);
     await append(source, 'acme/run-1', [{ type: 'test/note', data: { nested: { list: [1, null, 'x'] } } }]);
+    const titled = await fetch(`${source.url}/v1/sessions/acme%2Frun-1`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Run one ✓', labels: { team: 'red', 'env/stage': 'prod' } }),
+    });
+    expect(titled.status).toBe(200);
     const replace = await runCliHere([
       'import',
       fixture('replace-and-prune.jsonl'),
@@ -79,6 +94,17 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
       expect(again.stdout).toBe(readFileSync(file, 'utf8'));
       expect(again.stdout.split('\n').length).toBeGreaterThan(3);
     }
+    const header = JSON.parse(readFileSync(join(dir, 'acme-run-1.jsonl'), 'utf8').split('\n')[0]!) as object;
+    expect(header).toMatchObject({
+      kind: 'session-hub/metadata',
+      sessionId: 'acme/run-1',
+      metadata: { title: 'Run one ✓', labels: { 'env/stage': 'prod', team: 'red' }, createdBy: 'anonymous' },
+    });
+    const restored = await fetch(`${target.url}/v1/sessions/acme%2Frun-1/metadata`);
+    expect(((await restored.json()) as { metadata: object }).metadata).toMatchObject({
+      title: 'Run one ✓',
+      labels: { 'env/stage': 'prod', team: 'red' },
+    });
   });
 
   // A waiting budget, not a timing: on a loaded 2-core machine the child needs about 20 s to commit its first append.
@@ -104,7 +130,7 @@ describe.each(hubEngines)('session-hub export / import ($name engine)', { timeou
       `imported ${events.length - partial - 1} events into ticks (${partial + 1} were already there)\n`,
     );
     const exported = await runCliHere(['export', 'ticks', '--url', target.url]);
-    expect(exported.stdout).toBe(readFileSync(file, 'utf8'));
+    expect(withoutHeader(exported.stdout)).toBe(readFileSync(file, 'utf8'));
   });
 
   it.each([

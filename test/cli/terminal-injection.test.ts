@@ -46,7 +46,10 @@ describe('session-hub prints no control character it did not write itself (termi
         reply.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
       const url = request.url ?? '';
-      if (url === '/v1/sessions') return json({ sessions: [hostile] });
+      if (url.startsWith('/v1/sessions?')) {
+        const row = { id: hostile, tier: 'hot', headSeq: 0, bytes: 1, title: hostile, labels: { k: hostile } };
+        return json({ sessions: [row] });
+      }
       if (url.endsWith('/presence')) return json({ watchers: [] });
       if (!url.startsWith('/v1/sessions/x')) return json({ sessionId: hostile, epoch: 'e', headSeq: 0 });
       reply
@@ -96,6 +99,7 @@ describe('session-hub prints no control character it did not write itself (termi
     const listed = await runCliHere(['sessions', '--url', liarUrl]);
     expect(listed.stdout).not.toMatch(CONTROLS);
     expect(listed.stdout).toContain(terminalLine(hostile));
+    expect(listed.stdout).toContain(terminalLine(`k=${hostile}`));
     const json = await runCliHere(['sessions', '--json', '--url', liarUrl]);
     expect(json.stdout).toContain(JSON.stringify(hostile).slice(1, -1));
   });

@@ -53,8 +53,8 @@ describe('session-hub serve on a Redis Cluster and through Sentinel', () => {
         expect(response.status).toBe(201);
       }
       for (const node of [byFlag, byEnv]) {
-        const listed = (await (await fetch(`${node.url}/v1/sessions`)).json()) as { sessions: string[] };
-        expect(listed.sessions).toEqual([...sessionIds].sort());
+        const listed = (await (await fetch(`${node.url}/v1/sessions`)).json()) as { sessions: { id: string }[] };
+        expect(listed.sessions.map((session) => session.id).sort()).toEqual([...sessionIds].sort());
       }
     } finally {
       await Promise.all([byFlag.terminate(), byEnv.terminate()]);

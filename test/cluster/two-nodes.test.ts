@@ -61,8 +61,8 @@ describe('two hub nodes on a Redis Cluster (3 masters + 3 replicas)', () => {
         }
       }
       for (const node of [a!, b!]) {
-        const listed = (await (await fetch(`${node.url}/v1/sessions`)).json()) as { sessions: string[] };
-        expect(listed.sessions).toEqual([...sessionIds].sort());
+        const listed = (await (await fetch(`${node.url}/v1/sessions`)).json()) as { sessions: { id: string }[] };
+        expect(listed.sessions.map((session) => session.id).sort()).toEqual([...sessionIds].sort());
       }
     } finally {
       for (const client of clients) client.close();

@@ -121,9 +121,8 @@ describe('hub: HTTP API', () => {
     await watcher.request({ type: 'append', sessionId: 'doomed', events: [user('a'), user('b')] });
     const subscribed = await watcher.request({ type: 'subscribe', sessionId: 'doomed' });
     await watcher.waitFor((message) => message.type === 'live');
-    const list = (await (await fetch(`${hub.url}/v1/sessions`)).json()) as { sessions: string[] };
-    expect(list.sessions).toContain('doomed');
-    expect(list.sessions).toEqual([...list.sessions].sort());
+    const list = (await (await fetch(`${hub.url}/v1/sessions`)).json()) as { sessions: { id: string }[] };
+    expect(list.sessions.map((session) => session.id)).toContain('doomed');
 
     const deleted = await fetch(`${hub.url}/v1/sessions/doomed`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
@@ -181,8 +180,8 @@ describe('hub: HTTP API', () => {
     const wrongMethod = await fetch(`${hub.url}/healthz`, { method: 'POST' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
-    const deleteOnly = await fetch(`${hub.url}/v1/sessions/x`, { method: 'PATCH' });
-    expect(deleteOnly.headers.get('allow')).toBe('GET, DELETE, HEAD');
+    const putRefused = await fetch(`${hub.url}/v1/sessions/x`, { method: 'PUT' });
+    expect(putRefused.headers.get('allow')).toBe('GET, PATCH, DELETE, HEAD');
     // Load balancers probe with HEAD: the GET answer without its body.
     for (const path of ['/healthz', '/readyz']) {
       const probe = await fetch(`${hub.url}${path}`, { method: 'HEAD' });

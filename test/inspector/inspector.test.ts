@@ -289,6 +289,35 @@ describe('the web inspector in real Chromium (open hub, memory engine)', () => {
     await page.close();
   });
 
+  it('shows titles and labels in the list, filters by label, and edits them in the session view', async () => {
+    await client.append('meta/one', [{ type: 'app/note', data: {} }]);
+    await client.setMetadata('meta/one', { title: 'First draft', labels: { team: 'red' } });
+    const page = await browser.newPage();
+    await page.goto(`${hub.url}/inspect`);
+    await page.fill('[data-testid="label-filter"]', 'team=red');
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('tr[data-session]')].map((row) => row.getAttribute('data-session')).join() ===
+        'meta/one',
+      undefined,
+      WAIT,
+    );
+    expect(await page.textContent('tr[data-session="meta/one"] [data-testid="title"]')).toBe('First draft');
+    expect(await page.textContent('tr[data-session="meta/one"] [data-testid="labels"]')).toBe('team=red');
+    await page.goto(`${hub.url}/inspect?session=meta/one`);
+    await waitForText(page, '[data-testid="session-title"]', 'First draft');
+    await page.click('[data-testid="edit-metadata"]');
+    await page.fill('[data-testid="title-input"]', 'Final');
+    await page.fill('[data-testid="labels-input"]', 'env=prod');
+    await page.click('[data-testid="metadata-form"] button[type="submit"]');
+    await waitForText(page, '[data-testid="session-title"]', 'Final');
+    await waitForText(page, '[data-testid="session-labels"]', 'env=prod');
+    const stored = await store.metadata.get('meta/one');
+    expect(stored).toMatchObject({ title: 'Final', labels: { env: 'prod' } });
+    expect(stored?.labels['team']).toBeUndefined();
+    await page.close();
+  });
+
   it('is not served by `session-hub serve --no-inspector`', async () => {
     const node = await HubProcess.start(['--no-inspector']);
     try {

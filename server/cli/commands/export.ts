@@ -4,11 +4,13 @@ import { HubHttp } from '../hub-http.ts';
 import { openOutput } from '../output-file.ts';
 import { progressBar } from '../progress.ts';
 import { readPages } from '../session-reader.ts';
+import { metadataHeaderLine } from '../metadata-header.ts';
 
 const usage = `Usage: session-hub export <sessionId> [-o <file>] [options]
 
 Writes the whole log of a session as JSONL, one event per line (seq, type, time, data, surfaceOp,
-sourceEventSeqs), to stdout or a file. The log is read in pages (memory stays bounded) up to the head it had
+sourceEventSeqs), to stdout or a file, after a first line with the session's metadata
+({"kind":"session-hub/metadata","sessionId","metadata"}; left out when the hub has none). The log is read in pages (memory stays bounded) up to the head it had
 when the export started. A progress bar is drawn on stderr when stderr is a terminal. Needs read on the session.
 
 Options:
@@ -31,6 +33,8 @@ export const exportCommand = defineCommand({
     const progress = progressBar(io.stderr, `export ${sessionId}`);
     let exported = 0;
     try {
+      const metadata = await http.metadata(sessionId);
+      if (metadata !== undefined) await output.write(metadataHeaderLine(sessionId, metadata));
       await readPages(http, sessionId, async (events, headSeq) => {
         if (exported === 0) progress.start(headSeq + 1);
         await output.write(toJsonl(events));

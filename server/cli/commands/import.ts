@@ -8,6 +8,7 @@ import { progressBar } from '../progress.ts';
 import { withRetries } from '../retry.ts';
 import { readPages } from '../session-reader.ts';
 import { decodeUtf8 } from '../utf8-text.ts';
+import { takeMetadataHeader } from '../metadata-header.ts';
 
 /** Per append: well under the hub's default limits (1,000 events, 1 MiB frames). */
 const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
@@ -15,7 +16,7 @@ const batchLimits = { maxEvents: 200, maxBytes: 512 * 1024 };
 const usage = `Usage: session-hub import <file|-> --session <id> [--append] [options]
 
 Appends the events of a JSONL log (as written by export; - reads stdin) to a session, keeping each event's
-original time. The whole file is validated first (seqs, event shapes, surface rules, the lifecycle rules, times
+original time, and sets the title and labels of the export's metadata header line (if any) once they are in. The whole file is validated first (seqs, event shapes, surface rules, the lifecycle rules, times
 that never go back and are not in the future): a bad line is reported with its number and nothing is sent. Events are then sent
 in appends whose idempotency keys derive from their content, so running an interrupted import again finishes
 it without duplicates. A target that already holds other events is refused unless --append, and then the file
@@ -46,7 +47,7 @@ export const importCommand = defineCommand({
   async run({ values, argument: file, hub }, io) {
     const sessionId = values.session;
     if (sessionId === undefined) throw new UsageError('missing --session <id>');
-    const text = await readInput(file, io.stdin);
+    const { text, patch } = takeMetadataHeader(await readInput(file, io.stdin));
     const http = new HubHttp(hub());
     const target: SessionEvent[] = [];
     await readPages(http, sessionId, (events) => {
@@ -69,6 +70,10 @@ export const importCommand = defineCommand({
       }
     } finally {
       progress.stop();
+    }
+    // The export's metadata header: its title and labels (creation time comes with the events' times).
+    if (patch !== undefined && (patch.title !== undefined || Object.keys(patch.labels ?? {}).length > 0)) {
+      await withRetries(() => http.setMetadata(sessionId, patch), { unreachable: true });
     }
     const resumed = plan.start === 0 ? '' : ` (${plan.start} were already there)`;
     io.stderr.write(`imported ${plan.events.length - plan.start} events into ${sessionId}${resumed}\n`);

@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../../../shared/index.ts';
 import type { CommittedBatch } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
+import type { SessionMetadata } from '../metadata-store.ts';
 
 /** What an idempotency key remembers: the seqs and time of the batch it committed (the events are in the log). */
 export interface IdempotencyRecord {
@@ -28,6 +29,8 @@ export function nextSeqOf(session: MemorySession | undefined): number {
 export interface BackendListener {
   committed(batch: CommittedBatch): void;
   deleted(sessionId: string): void;
+  /** A session's metadata changed. */
+  metadata?(sessionId: string, metadata: SessionMetadata): void;
 }
 
 /**
@@ -43,6 +46,8 @@ export class MemoryBackend {
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
   /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
   readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
+  /** Each session's metadata (deleted with the session). */
+  readonly metadata = new Map<string, SessionMetadata>();
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
@@ -74,6 +79,7 @@ export class MemoryBackend {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
     this.snapshotBytes.delete(sessionId);
+    this.metadata.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
     return deleted;
   }
@@ -81,6 +87,11 @@ export class MemoryBackend {
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */
   publish(batch: CommittedBatch): void {
     for (const listener of this.#listeners) queueMicrotask(() => listener.committed(batch));
+  }
+
+  /** Announce a session's new metadata to every listening store, asynchronously. */
+  publishMetadata(sessionId: string, metadata: SessionMetadata): void {
+    for (const listener of this.#listeners) queueMicrotask(() => listener.metadata?.(sessionId, metadata));
   }
 
   listen(listener: BackendListener): () => void {

@@ -26,6 +26,8 @@ import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
 import { MemorySnapshots } from './memory-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { MetadataStore } from '../metadata-store.ts';
+import { MemoryMetadata } from './memory-metadata.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -47,6 +49,7 @@ export class MemoryStore implements EventStore {
   readonly backend: MemoryBackend;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly metadata: MetadataStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -55,10 +58,12 @@ export class MemoryStore implements EventStore {
     this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
+    this.metadata = new MemoryMetadata(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),
       deleted: (sessionId) => this.#watchers.resync([sessionId]),
+      metadata: (sessionId, metadata) => this.#watchers.metadata(sessionId, metadata),
     });
   }
 

@@ -24,6 +24,8 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
+  readonly metadata: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     channel: `${base}ch`,
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
+    metadata: `${base}meta`,
   };
 }
 

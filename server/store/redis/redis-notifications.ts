@@ -1,6 +1,8 @@
 import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from '../event-store.ts';
 import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
+import { METADATA_NOTICE_PREFIX } from './redis-metadata-scripts.ts';
+import { metadataOfFields } from './redis-metadata.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import { WatcherRegistry } from '../watcher-registry.ts';
@@ -136,6 +138,10 @@ export class RedisNotifications {
       this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
       return;
     }
+    if (message.subarray(0, 2).toString('latin1') === METADATA_NOTICE_PREFIX) {
+      this.#onMetadata(sessionId, message);
+      return;
+    }
     if (this.#isDelivered(sessionId, message)) return;
     try {
       this.#deliver(decodeCommittedMessage(sessionId, message));
@@ -143,6 +149,16 @@ export class RedisNotifications {
       // Never deliver garbage: report, and let the watchers re-read from the log (which verifies again).
       this.#reportError(error);
       this.#watchers.resync([sessionId]);
+    }
+  }
+
+  /** A metadata notice: `m|` and the JSON list of the metadata hash's fields and values. */
+  #onMetadata(sessionId: string, message: Buffer): void {
+    try {
+      const fields: unknown = JSON.parse(message.subarray(2).toString('utf8'));
+      this.#watchers.metadata(sessionId, metadataOfFields(fields, sessionId));
+    } catch (error) {
+      this.#reportError(error);
     }
   }
 

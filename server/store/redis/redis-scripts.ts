@@ -82,11 +82,11 @@ return {epoch or '', length, base}
 export const DELETED_NOTICE = 'deleted';
 
 /**
- * Delete a session and tell every node. KEYS: 1 log, 2 epoch, 3 idempotency hash, 4 snapshot. ARGV: 1 channel.
- * Returns the number of keys deleted.
+ * Delete a session and tell every node. KEYS: 1 log, 2 epoch, 3 idempotency hash, 4 snapshot, 5 metadata.
+ * ARGV: 1 channel. Returns the number of keys deleted.
  */
 export const DELETE_SCRIPT = `#!lua flags=allow-oom
-local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
 return deleted
 `;

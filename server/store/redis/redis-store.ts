@@ -20,7 +20,7 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries } from './redis-entries.ts';
+import { decodeStreamEntries, parseSeqRecord } from './redis-entries.ts';
 import { readEntries } from './redis-page-multi.ts';
 import { checkNotTrimmed, skipTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
@@ -47,8 +47,10 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
-import { RedisSnapshots } from './redis-snapshots.ts';
+import { RedisSnapshots, type RedisCall } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import { RedisMetadata } from './redis-metadata.ts';
+import type { MetadataStore } from '../metadata-store.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -99,11 +101,6 @@ interface ScriptCommands {
   shDelete(...args: string[]): Promise<unknown>;
 }
 
-function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
-  const [first, last, time] = text.split(':');
-  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
-}
-
 /**
  * The production engine: one Redis stream per session (entry id `<seq>-1`), commits by one atomic Lua script,
  * live notifications over pub/sub. See docs/storage.md for the key layout, formats and durability.
@@ -117,6 +114,7 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
   readonly #trimmer: RedisTrimmer;
+  readonly metadata: MetadataStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -152,7 +150,7 @@ export class RedisStore implements EventStore {
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 3, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { numberOfKeys: 5, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
       ...options,
@@ -164,9 +162,9 @@ export class RedisStore implements EventStore {
     this.#replicaWait = replicated?.wait;
     this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
-      this.#call(operation, false, send),
-    );
+    const call: RedisCall = (operation, send) => this.#call(operation, false, send);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
+    this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -385,7 +383,7 @@ export class RedisStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
     const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.channel),
+      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.metadata, keys.channel),
     );
     return Number(deleted) > 0;
   }
