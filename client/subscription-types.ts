@@ -21,7 +21,7 @@ export type SubscriptionEvents = {
   presence: [change: PresenceChange];
   /** The session's metadata, then each change (only with `subscribe(id, { metadata: true })`). */
   metadata: [metadata: SessionMetadata];
-    /**
+  /**
    * A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE, GONE: the
    * seqs asked for were trimmed, `details.firstSeq` is the first one kept).
    */
