@@ -67,7 +67,7 @@ describe('file archive names and files', () => {
     const { dir, backend } = await opened();
     await backend.append(run('acme/lost', EPOCH, 0, 5000));
     const sessionDir = join(dir, 'sessions', sessionDirName('acme/lost'));
-    const segment = (await readdir(sessionDir)).find((name) => name.endsWith('.seg'))!;
+    const segment = (await readdir(sessionDir)).filter((name) => name.endsWith('.seg')).sort()[0]!;
     await rm(join(sessionDir, segment));
     const reader = new FileArchive({ dir });
     await reader.open();
