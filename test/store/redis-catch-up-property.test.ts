@@ -7,7 +7,8 @@ import { RedisServer } from '../helpers/redis-server.ts';
 
 // Issue 27 §5: the raw RESP page reader keeps the MULTI path (through ioredis) as its reference. Random stream
 // entries (well-formed or not: bodies of any bytes, times good and bad, fields missing, extra or repeated, ids out
-// of sequence) and random reads: both paths give the same page, or both fail with the same kind of error.
+// of sequence) and random reads: both paths give the same page, or both fail with the same kind of error. Issue 26
+// item 1: reads bounded by bytes too (the raw reader's cut against the bounded script's), `truncated` included.
 
 /** One stream entry as written with XADD: its seq offset (ids `<seq>-1`, with gaps when a seq is skipped), fields. */
 const field = fc.oneof(
@@ -30,7 +31,15 @@ const entry = fc.record({
 });
 
 type Outcome =
-  | { page: { epoch: string | undefined; firstSeq: number; bodies: Buffer[]; times: readonly number[] } }
+  | {
+      page: {
+        epoch: string | undefined;
+        firstSeq: number;
+        bodies: Buffer[];
+        times: readonly number[];
+        truncated: boolean;
+      };
+    }
   | { error: string };
 
 async function outcome(read: Promise<StoredPage>): Promise<Outcome> {
@@ -42,6 +51,7 @@ async function outcome(read: Promise<StoredPage>): Promise<Outcome> {
         firstSeq: page.firstSeq,
         bodies: page.bodies.map((b) => Buffer.from(b)),
         times: page.times,
+        truncated: page.truncated === true,
       },
     };
   } catch (error) {
@@ -74,7 +84,8 @@ describe('raw RESP pages against MULTI pages', () => {
         fc.boolean(),
         fc.nat({ max: 45 }),
         fc.integer({ min: 1, max: 50 }),
-        async (entries, withEpoch, fromSeq, limit) => {
+        fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
+        async (entries, withEpoch, fromSeq, limit, maxBytes) => {
           const sessionId = `p${run++}`;
           const keys = raw.keys(sessionId);
           let seq = 0;
@@ -92,13 +103,13 @@ describe('raw RESP pages against MULTI pages', () => {
           }
           if (withEpoch) await admin.set(keys.epoch, `epoch-${sessionId}`);
           const [fromRaw, fromMulti] = await Promise.all([
-            outcome(raw.readStoredPage(sessionId, fromSeq, limit)),
-            outcome(multi.readStoredPage(sessionId, fromSeq, limit)),
+            outcome(raw.readStoredPage(sessionId, fromSeq, limit, maxBytes)),
+            outcome(multi.readStoredPage(sessionId, fromSeq, limit, maxBytes)),
           ]);
           expect(fromRaw).toEqual(fromMulti);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
     expect(raw.counters?.rawReadFallbacks).toBe(0); // every raw page was read raw
   });
