@@ -189,6 +189,32 @@ describe('the raw reader on a real Redis', () => {
     }
   });
 
+  it('a read bounded by bytes checks only the entries it returns: raw reader and bounded script alike', async () => {
+    const raw = await RedisStore.open({ url: server.url, keyPrefix: 'cut:' });
+    const script = await RedisStore.open({ url: server.url, keyPrefix: 'cut:', rawReads: false });
+    try {
+      const keys = raw.keys('s');
+      await admin.set(keys.epoch, 'epoch-cut');
+      for (let seq = 0; seq < 3; seq++)
+        await admin.xadd(keys.log, `${seq}-1`, 'e', 'b'.repeat(100), 't', '1700000000000');
+      await admin.xadd(keys.log, '3-1', 'e', 'c'.repeat(1000)); // no time: corrupt, and past the budget
+      for (const store of [raw, script]) {
+        const page = await store.readStoredPage('s', 0, 10, 350);
+        expect(page.bodies.map((body) => Buffer.from(body).toString())).toEqual([
+          'b'.repeat(100),
+          'b'.repeat(100),
+          'b'.repeat(100),
+        ]);
+        expect(page.truncated).toBe(true);
+        await expect(store.readStoredPage('s', 0, 10)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
+        await expect(store.readStoredPage('s', 3, 10, 350)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
+      }
+      expect(raw.counters?.rawReadsOverBudget).toBe(0); // the raw reader cut this page itself
+    } finally {
+      await Promise.all([raw.close(), script.close()]);
+    }
+  });
+
   it(`names its socket ${PAGE_CONNECTION_NAME}; with rawReads: false there is no such socket`, async () => {
     const names = async (): Promise<string> => (await admin.call('CLIENT', 'LIST')) as string;
     const off = await RedisStore.open({ url: server.url, keyPrefix: 'off:', rawReads: false });

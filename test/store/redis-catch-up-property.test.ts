@@ -9,7 +9,8 @@ import { RedisServer } from '../helpers/redis-server.ts';
 // Issue 27 §5: the raw RESP page reader keeps the MULTI path (through ioredis) as its reference. Random stream
 // entries (well-formed or not: bodies of any bytes, times good and bad, fields missing, extra or repeated, ids out
 // of sequence), a random base (issue 29: the first seq after a trim) and random reads: both paths give the same
-// page, or both fail with the same kind of error (GONE with the same first seq).
+// page, or both fail with the same kind of error (GONE with the same first seq). Issue 26 item 1: reads bounded by
+// bytes too (the raw reader's cut against the bounded script's), `truncated` included.
 
 /** One stream entry as written with XADD: its seq offset (ids `<seq>-1`, with gaps when a seq is skipped), fields. */
 const field = fc.oneof(
@@ -32,7 +33,15 @@ const entry = fc.record({
 });
 
 type Outcome =
-  | { page: { epoch: string | undefined; firstSeq: number; bodies: Buffer[]; times: readonly number[] } }
+  | {
+      page: {
+        epoch: string | undefined;
+        firstSeq: number;
+        bodies: Buffer[];
+        times: readonly number[];
+        truncated: boolean;
+      };
+    }
   | { error: string };
 
 async function outcome(read: Promise<StoredPage>): Promise<Outcome> {
@@ -44,6 +53,7 @@ async function outcome(read: Promise<StoredPage>): Promise<Outcome> {
         firstSeq: page.firstSeq,
         bodies: page.bodies.map((b) => Buffer.from(b)),
         times: page.times,
+        truncated: page.truncated === true,
       },
     };
   } catch (error) {
@@ -79,7 +89,8 @@ describe('raw RESP pages against MULTI pages', () => {
         fc.integer({ min: 1, max: 50 }),
         // The base (first seq held after a trim) in the idempotency hash's field '': none, '' (never trimmed), a seq.
         fc.option(fc.oneof(fc.constant(''), fc.nat({ max: 45 }).map(String)), { nil: undefined }),
-        async (entries, withEpoch, fromSeq, limit, base) => {
+        fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
+        async (entries, withEpoch, fromSeq, limit, base, maxBytes) => {
           const sessionId = `p${run++}`;
           const keys = raw.keys(sessionId);
           let seq = 0;
@@ -98,13 +109,13 @@ describe('raw RESP pages against MULTI pages', () => {
           if (withEpoch) await admin.set(keys.epoch, `epoch-${sessionId}`);
           if (base !== undefined) await admin.hset(keys.idempotency, '', base);
           const [fromRaw, fromMulti] = await Promise.all([
-            outcome(raw.readStoredPage(sessionId, fromSeq, limit)),
-            outcome(multi.readStoredPage(sessionId, fromSeq, limit)),
+            outcome(raw.readStoredPage(sessionId, fromSeq, limit, maxBytes)),
+            outcome(multi.readStoredPage(sessionId, fromSeq, limit, maxBytes)),
           ]);
           expect(fromRaw).toEqual(fromMulti);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
     expect(raw.counters?.rawReadFallbacks).toBe(0); // every raw page was read raw
   });

@@ -1,3 +1,4 @@
+import { endsPage } from '../page-bytes.ts';
 import type { SessionEvent } from '../../../shared/index.ts';
 import { decodeEventBody, encodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import {
@@ -202,7 +203,7 @@ function knownKeys(
 
 /**
  * Events (from seq `firstSeq` on) as a stored page: each one's body encoded as the Redis engine stores it, as many
- * as fit in `maxBytes` of bodies (at least one; `page-bytes.ts`): the events left out are never encoded.
+ * as fit in `maxBytes` of bodies (at least one; `page-bytes.ts`): the events after the cut are never encoded.
  */
 export function storedPageOf(
   epoch: string | undefined,
@@ -215,10 +216,9 @@ export function storedPageOf(
   let bytes = 0;
   for (const event of events) {
     const body = encodeEventBody(event);
-    bytes += body.length;
-    if (bodies.length > 0 && maxBytes !== undefined && bytes > maxBytes) {
+    if (endsPage(bodies.length, bytes, body.length, maxBytes))
       return { epoch, firstSeq, bodies, times, truncated: true };
-    }
+    bytes += body.length;
     bodies.push(body);
     times.push(event.time);
   }

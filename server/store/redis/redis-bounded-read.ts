@@ -18,15 +18,6 @@ interface BoundedReadCommands {
 }
 
 /**
- * Bytes of RESP a raw page reply may hold beyond its bodies: per entry its id, field names, time and the headers
- * (about 90 bytes for a well-formed entry), plus the two epoch replies. The raw reader's cap for a read bounded by
- * `maxBytes` of `limit` entries is `maxBytes + replyOverhead(limit)`.
- */
-export function replyOverhead(limit: number): number {
-  return 512 + 128 * limit;
-}
-
-/**
  * Pages bounded by bytes read through ioredis (`BOUNDED_READ_SCRIPT`): on a Cluster, over TLS, with the raw reader
  * off, and when a raw reply outgrew its cap (read again here, cut by Redis itself). Errors are ioredis's (the
  * store maps them).

@@ -6,8 +6,7 @@ import { streamEntryParts } from './redis-entries.ts';
 import type { SessionKeys } from './redis-keys.ts';
 import { pageTargetOf, PageTooLarge, RedisPageConnection } from './redis-page-connection.ts';
 import { readPageInMulti } from './redis-page-multi.ts';
-import { BoundedPageReader, replyOverhead } from './redis-bounded-read.ts';
-import { pageWithinBytes } from '../page-bytes.ts';
+import { BoundedPageReader } from './redis-bounded-read.ts';
 
 /** Counts a store keeps itself, read at scrape time (the hub's metrics). */
 export interface RedisStoreCounters {
@@ -90,10 +89,7 @@ export class CatchUpReader {
       }
       if (raw !== undefined && raw.epochBefore === raw.epochAfter) {
         this.#fallbackReported = false;
-        return pageWithinBytes(
-          storedPage(raw.epochBefore, fromSeq, () => raw),
-          maxBytes,
-        );
+        return storedPage(raw.epochBefore, fromSeq, () => raw);
       }
       if (raw === undefined) this.#fellBack(pages.whyNot);
     }
@@ -137,9 +133,8 @@ export class CatchUpReader {
     maxBytes: number | undefined,
   ): Promise<Awaited<ReturnType<RedisPageConnection['read']>> | typeof OVER_BUDGET> {
     if (maxBytes !== undefined) {
-      const cap = maxBytes + replyOverhead(limit);
       try {
-        return await this.#options.call(() => pages.read(keys, sessionId, fromSeq, limit, cap));
+        return await this.#options.call(() => pages.read(keys, sessionId, fromSeq, limit, maxBytes));
       } catch (error) {
         if (error instanceof PageTooLarge) return OVER_BUDGET;
         throw error;
@@ -170,8 +165,12 @@ export class CatchUpReader {
 const OVER_BUDGET = Symbol('over budget');
 
 /** A session without an epoch reads as empty, whatever its stream holds (its entries are not even checked). */
-function storedPage(epoch: string, firstSeq: number, parts: () => Pick<StoredPage, 'bodies' | 'times'>): StoredPage {
+function storedPage(
+  epoch: string,
+  firstSeq: number,
+  parts: () => Pick<StoredPage, 'bodies' | 'times' | 'truncated'>,
+): StoredPage {
   if (epoch === '') return { epoch: undefined, firstSeq, bodies: [], times: [] };
-  const { bodies, times } = parts();
-  return { epoch, firstSeq, bodies, times };
+  const { bodies, times, truncated } = parts();
+  return truncated === true ? { epoch, firstSeq, bodies, times, truncated } : { epoch, firstSeq, bodies, times };
 }

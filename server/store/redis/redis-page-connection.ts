@@ -55,6 +55,14 @@ class PageConnectionLost extends Error {
   override readonly name = 'PageConnectionLost';
 }
 
+/**
+ * Bytes of RESP a page's replies may hold beyond the entries' sizes: per entry its id, field names, time and the
+ * headers (about 90 bytes for a well-formed entry), plus the two epoch replies.
+ */
+export function replyOverhead(limit: number): number {
+  return 512 + 128 * limit;
+}
+
 /** A page's replies grew past `maxReplyBytes`: read fewer entries (the bytes so far were dropped with the socket). */
 export class PageTooLarge extends StoreUnavailableError {}
 
@@ -117,16 +125,18 @@ export class RedisPageConnection {
   /**
    * Read a page; undefined when this connection cannot (closed, no target, resting after a failure, or it failed:
    * the caller reads the usual way; `whyNot` says why). No byte for the idle timeout, or a reply not complete
-   * within `maxReadMs`, rejects with `StoreUnavailableError`; replies over `maxReplyBytes` (or this read's own
-   * `maxReplyBytes`, when lower) with `PageTooLarge`; an error reply with a `ReplyError`; a malformed entry with
-   * `StoreDataError`.
+   * within `maxReadMs`, rejects with `StoreUnavailableError`; replies over `maxReplyBytes` with `PageTooLarge`; an
+   * error reply with a `ReplyError`; a malformed entry with `StoreDataError`.
+   *
+   * With `maxBytes` (a read bounded by bytes), the reply is capped lower, at `maxBytes` plus the RESP around
+   * `limit` entries (`replyOverhead`), and the page it holds is cut to `maxBytes` (`parsePageReplies`).
    */
   async read(
     keys: SessionKeys,
     sessionId: string,
     fromSeq: number,
     limit: number,
-    maxReplyBytes = this.#limits.maxReplyBytes,
+    maxBytes?: number,
   ): Promise<RespPage | undefined> {
     const socket = this.#connected();
     if (socket === undefined) return undefined;
@@ -135,8 +145,9 @@ export class RedisPageConnection {
     // The base (first seq held) after the entries: a trim between the two shows as a base above fromSeq.
     socket.write(`${epoch}${entries}${command('HGET', keys.idempotency, BASE_FIELD)}${epoch}`);
     try {
-      const cap = Math.min(maxReplyBytes, this.#limits.maxReplyBytes);
-      return parsePageReplies(await this.#replies(4, false, cap), sessionId, fromSeq);
+      const { maxReplyBytes } = this.#limits;
+      const cap = maxBytes === undefined ? maxReplyBytes : Math.min(maxReplyBytes, maxBytes + replyOverhead(limit));
+      return parsePageReplies(await this.#replies(4, false, cap), sessionId, fromSeq, maxBytes);
     } catch (error) {
       if (error instanceof RespProtocolError) this.#lost(socket, error.message);
       if (error instanceof PageConnectionLost || error instanceof RespProtocolError) {

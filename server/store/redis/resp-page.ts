@@ -9,6 +9,7 @@ import { StoreDataError, type StoredPage } from '../event-store.ts';
 import { checkNotTrimmed } from '../trimmed-error.ts';
 import { FIELD_BODY, FIELD_TIME, isEntryIdAt, parseTimeAt } from './redis-entries.ts';
 import { parseBase } from './redis-trim.ts';
+import { endsPage } from '../page-bytes.ts';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -129,10 +130,12 @@ class ReplyReader {
 }
 
 /** The page's parts, with the epoch read before and after the `XRANGE` (`''` when none). */
-export interface RespPage extends Pick<StoredPage, 'bodies' | 'times'> {
+export interface RespPage extends Pick<StoredPage, 'bodies' | 'times' | 'truncated'> {
   readonly epochBefore: string;
   readonly epochAfter: string;
 }
+
+const TIME_FIELD_BYTES = 16;
 
 /**
  * Parse the replies of `GET epoch`, `XRANGE log <fromSeq>-0 + COUNT n`, `HGET idem ''` (the base: the first seq the
@@ -140,8 +143,13 @@ export interface RespPage extends Pick<StoredPage, 'bodies' | 'times'> {
  * from `fromSeq` on, fields `e` and `t`): `StoreDataError` on anything else; an error reply throws
  * `RespReplyError`. With the same epoch before and after, `fromSeq` below the base throws `StoreTrimmedError`
  * (before the entries' check: a page below the base starts later). The bodies are views of `bytes`.
+ *
+ * With `maxBytes`, the page ends before the first entry (after the first) that would take its entries past
+ * `maxBytes`, measured as the bounded script measures them (redis-bounded-read-scripts.ts: the length of every field
+ * value but a `t` of at most 16 bytes), and is `truncated`; the entries left out are not checked, as the script
+ * does not look at them either.
  */
-export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: number): RespPage {
+export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: number, maxBytes?: number): RespPage {
   const reader = new ReplyReader(bytes);
   const epochBefore = epochText(bytes, reader.bulk());
   if (epochBefore === '') {
@@ -151,10 +159,10 @@ export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: numb
     return { epochBefore, epochAfter: epochText(bytes, reader.bulk()), bodies: [], times: [] };
   }
   const entriesAt = reader.pos;
-  let parts: Pick<StoredPage, 'bodies' | 'times'> | undefined;
+  let parts: Pick<StoredPage, 'bodies' | 'times' | 'truncated'> | undefined;
   let invalid: unknown;
   try {
-    parts = parseEntries(reader, sessionId, fromSeq);
+    parts = parseEntries(reader, sessionId, fromSeq, maxBytes);
   } catch (error) {
     if (!(error instanceof StoreDataError)) throw error;
     invalid = error; // maybe a page below the base: the base says
@@ -177,40 +185,63 @@ function skipReply(reader: ReplyReader): void {
 }
 
 /** The `XRANGE` reply's entries, checked (see `parsePageReplies`). */
-function parseEntries(reader: ReplyReader, sessionId: string, fromSeq: number): Pick<StoredPage, 'bodies' | 'times'> {
+function parseEntries(
+  reader: ReplyReader,
+  sessionId: string,
+  fromSeq: number,
+  maxBytes: number | undefined,
+): Pick<StoredPage, 'bodies' | 'times' | 'truncated'> {
   const { bytes } = reader;
   const count = reader.array();
   const bodies: Buffer[] = [];
   const times: number[] = [];
+  let total = 0;
+  let truncated = false;
   for (let index = 0; index < count; index++) {
     const seq = fromSeq + index;
+    const start = reader.pos;
     if (reader.array() !== 2) throw new StoreDataError(`session ${sessionId} seq ${seq}: malformed stream entry`);
     const [idStart, idEnd] = reader.bulk() ?? [0, 0];
-    if (!isEntryIdAt(bytes, idStart, idEnd, seq)) {
-      const id = bytes.toString('latin1', idStart, idEnd);
-      throw new StoreDataError(`session ${sessionId} seq ${seq}: unexpected stream entry id ${id}`);
-    }
     let body: Buffer | undefined;
     let time = -2;
+    let badTime: string | undefined;
+    let size = 0;
     const fields = reader.array();
     for (let field = 0; field + 1 < fields; field += 2) {
       const [nameStart, nameEnd] = reader.bulk() ?? [0, 0];
       const [valueStart, valueEnd] = reader.bulk() ?? [0, 0];
-      if (nameEnd - nameStart !== 1) continue;
+      const isTime = nameEnd - nameStart === 1 && bytes[nameStart] === FIELD_TIME;
+      if (!isTime || valueEnd - valueStart > TIME_FIELD_BYTES) size += valueEnd - valueStart;
+      if (nameEnd - nameStart !== 1 || badTime !== undefined) continue;
       if (bytes[nameStart] === FIELD_BODY) body = bytes.subarray(valueStart, valueEnd);
-      else if (bytes[nameStart] === FIELD_TIME) time = parseTimeAt(bytes, valueStart, valueEnd);
-      if (time === -1) {
-        const text = bytes.toString('latin1', valueStart, valueEnd);
-        throw new StoreDataError(`session ${sessionId} seq ${seq}: bad integer ${text}`);
-      }
+      else if (isTime) time = parseTimeAt(bytes, valueStart, valueEnd);
+      if (time === -1) badTime = bytes.toString('latin1', valueStart, valueEnd);
     }
     if (fields % 2 === 1) reader.bulk();
+    if (endsPage(index, total, size, maxBytes)) {
+      reader.pos = start;
+      skipValues(reader, count - index);
+      truncated = true;
+      break;
+    }
+    total += size;
+    if (!isEntryIdAt(bytes, idStart, idEnd, seq)) {
+      const id = bytes.toString('latin1', idStart, idEnd);
+      throw new StoreDataError(`session ${sessionId} seq ${seq}: unexpected stream entry id ${id}`);
+    }
+    if (badTime !== undefined) throw new StoreDataError(`session ${sessionId} seq ${seq}: bad integer ${badTime}`);
     if (body === undefined || time < 0)
       throw new StoreDataError(`session ${sessionId} seq ${seq}: entry lacks field e or t`);
     bodies.push(body);
     times.push(time);
   }
-  return { bodies, times };
+  return truncated ? { bodies, times, truncated } : { bodies, times };
+}
+
+/** Move `reader` past `values` complete RESP values (arrays with their items). */
+function skipValues(reader: ReplyReader, values: number): void {
+  const { bytes } = reader;
+  reader.pos += new RespReplyScanner(values).scan(bytes.subarray(reader.pos), bytes.length - reader.pos);
 }
 
 function epochText(bytes: Buffer, range: [number, number] | undefined): string {
