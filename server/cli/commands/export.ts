@@ -34,13 +34,17 @@ export const exportCommand = defineCommand({
     let exported = 0;
     try {
       const metadata = await http.metadata(sessionId);
-      if (metadata !== undefined) await output.write(metadataHeaderLine(sessionId, metadata));
+      // The header goes out with the first page (or alone for a log with no events), so an export that cannot read
+      // the log (GONE, expired) writes nothing at all.
+      let header = metadata === undefined ? '' : metadataHeaderLine(sessionId, metadata);
       await readPages(http, sessionId, async (events, headSeq) => {
         if (exported === 0) progress.start(headSeq + 1);
-        await output.write(toJsonl(events));
+        await output.write(header + toJsonl(events));
+        header = '';
         exported += events.length;
         progress.update(exported);
       });
+      if (header !== '') await output.write(header);
       await output.end();
     } catch (error) {
       progress.stop();
