@@ -9,6 +9,14 @@ import { secureTest } from '../security/secure-hub.ts';
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 const it = test.extend('keyPrefix', { scope: 'file' }, 'meta:');
 const WAIT = { timeout: 10_000, interval: 10 };
+/** A hub whose principals may append (and set metadata) once a second. */
+const limited = test.extend(
+  'hubConfig',
+  { scope: 'file' },
+  {
+    limits: { principalAppendsPerSecond: 1, principalAppendBurst: 1 },
+  },
+);
 
 interface ErrorBody {
   error: { code: string; details?: { field?: string } };
@@ -151,4 +159,25 @@ describe('hub: who may read and change metadata', () => {
     expect(denied).toMatchObject({ type: 'error', code: 'FORBIDDEN' });
     await ws.close();
   });
+});
+
+describe('hub: metadata writes count against the append rate', () => {
+  limited(
+    'a burst of patches beyond the rate gets RATE_LIMITED, and the refused ones change nothing',
+    async ({ memoryHub }) => {
+      const { hub, store } = memoryHub;
+      {
+        const result = await store.commit({ sessionId: 'rate/1', expectedSeq: 0, events: [note(0)] });
+        expect(result.status).toBe('committed');
+      }
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, (_, n) => patch(hub, 'rate/1', { labels: { [`k${n}`]: 'v' } })),
+      );
+      const refused = replies.filter((reply) => reply.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const reply of refused) expect(((await reply.json()) as ErrorBody).error.code).toBe('RATE_LIMITED');
+      const accepted = replies.length - refused.length;
+      expect((await store.metadata.get('rate/1'))?.rev).toBe(accepted);
+    },
+  );
 });
