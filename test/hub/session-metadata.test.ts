@@ -96,6 +96,34 @@ describe('hub: session metadata over HTTP and WebSocket, across two nodes', () =
     await Promise.all([writer.close(), watcher.close(), plain.close()]);
   });
 
+  it('follows a session deleted and written again: its new metadata (rev starting over) reaches the watcher', async () => {
+    const post = (node: TestHub, time: number) =>
+      fetch(`${node.url}/v1/sessions/m%2Freborn/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [note(0)], time }),
+      });
+    const now = Date.now();
+    expect((await post(a, now - 20_000)).status).toBe(201);
+    expect((await patch(a, 'm/reborn', { title: 'first life', labels: { a: '1' } })).status).toBe(200);
+    expect((await patch(a, 'm/reborn', { labels: { b: '2' } })).status).toBe(200);
+    const watcher = await RawHubClient.connect(b.wsUrl);
+    await watcher.request({ type: 'subscribe', sessionId: 'm/reborn', metadata: true });
+    await vi.waitFor(() => expect(metadataFrames(watcher, 'm/reborn').at(-1)?.metadata.rev).toBe(3), WAIT);
+    expect((await fetch(`${a.url}/v1/sessions/m%2Freborn`, { method: 'DELETE' })).status).toBe(200);
+    expect((await post(a, now - 10_000)).status).toBe(201);
+    await vi.waitFor(async () => {
+      const body = (await (await metadataOf(a, 'm/reborn')).json()) as { metadata: { createdAt?: number } };
+      expect(body.metadata.createdAt).toBe(now - 10_000);
+    }, WAIT);
+    expect((await patch(a, 'm/reborn', { title: 'second life' })).status).toBe(200);
+    await vi.waitFor(() => {
+      const last = metadataFrames(watcher, 'm/reborn').at(-1)?.metadata;
+      expect(last).toMatchObject({ title: 'second life', labels: {}, createdAt: now - 10_000 });
+    }, WAIT);
+    await watcher.close();
+  });
+
   it('refuses bad patches with INVALID_METADATA naming the field, and changes nothing', async () => {
     const writer = await RawHubClient.connect(a.wsUrl);
     await writer.request({ type: 'append', sessionId: 'm/3', events: [note(0)] });
