@@ -1,6 +1,7 @@
 import type { MetadataMessage, PresenceMessage, SessionMetadata, Watcher } from '../shared/protocol.ts';
 import { MAX_WATCHER_LABEL_LENGTH } from '../shared/protocol-parse.ts';
 import { HubClientError } from './errors.ts';
+import { isNewerMetadata } from '../shared/session-metadata.ts';
 
 /** What a subscription follows besides the log (`subscribe(id, { presence, label, metadata })`). */
 export interface PresenceRequest {
@@ -65,9 +66,9 @@ export class PresenceView {
     return this.#metadata;
   }
 
-  /** Keeps the frame's metadata if it is newer (a higher `rev`) than the one held; returns it then, else undefined. */
+  /** Keeps the frame's metadata if it is newer than the one held (`isNewerMetadata`); returns it then, else undefined. */
   updateMetadata(message: MetadataMessage): SessionMetadata | undefined {
-    if (this.#metadata !== undefined && message.metadata.rev <= this.#metadata.rev) return undefined;
+    if (!isNewerMetadata(message.metadata, this.#metadata)) return undefined;
     this.#metadata = message.metadata;
     return message.metadata;
   }

@@ -116,6 +116,15 @@ export function parseMetadataPatch(value: unknown): MetadataPatch {
   return patch;
 }
 
+/**
+ * Whether `next` should replace `held` (of the same session id): a higher `rev`, or another incarnation of the
+ * session (deleted and written again: its `rev` starts over, and its `createdAt` is the new first commit's).
+ */
+export function isNewerMetadata(next: SessionMetadata, held: SessionMetadata | undefined): boolean {
+  if (held === undefined || next.rev > held.rev) return true;
+  return next.createdAt !== undefined && next.createdAt !== held.createdAt;
+}
+
 /** The metadata of a session that has none yet. */
 export const EMPTY_METADATA: SessionMetadata = Object.freeze({ labels: Object.freeze({}), rev: 0 });
 

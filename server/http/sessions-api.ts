@@ -190,7 +190,10 @@ async function readMetadata(rawSessionId: string, request: IncomingMessage, deps
 
 /** `PATCH /v1/sessions/:id` (append grant): merge a metadata patch `{ title?, labels? }` (metadata-patch.ts). */
 async function writeMetadata(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
-  const sessionId = await authorized(request, rawSessionId, 'append', deps);
+  const sessionId = decodeSessionId(rawSessionId);
+  const principal = await authorize(request, sessionId, 'append', deps);
+  // A metadata write counts against the principal's append rate, as on the socket.
+  deps.principalRate.checkAppend(principal, request.socket.remoteAddress);
   const body = await readBody(request, METADATA_BODY_BYTES);
   const metadata = await patchMetadata(deps.store.metadata, sessionId, body);
   return { status: 200, body: { sessionId, metadata } };

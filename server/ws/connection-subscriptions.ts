@@ -15,7 +15,7 @@ import {
 } from '../fanout/subscription.ts';
 import { EMPTY_STATE, type SnapshotSource } from '../snapshot/snapshot-source.ts';
 import type { MetadataStore, SessionMetadata } from '../store/metadata-store.ts';
-import { EMPTY_METADATA } from '../../shared/session-metadata.ts';
+import { EMPTY_METADATA, isNewerMetadata } from '../../shared/session-metadata.ts';
 
 /** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
@@ -55,9 +55,9 @@ class Entry implements SubscriptionDeps {
   /** Presence: this subscription's watcher id, and the unfollow of a subscription that follows presence. */
   watcherId: string | undefined;
   unfollow: (() => void) | undefined;
-  /** `metadata: true`: the unfollow of its metadata changes, and the `rev` of the last `metadata` frame sent. */
+  /** `metadata: true`: the unfollow of its metadata changes, and the last metadata sent. */
   unfollowMetadata: (() => void) | undefined;
-  metadataRev = -1;
+  metadataSent: SessionMetadata | undefined;
   readonly #owner: ConnectionSubscriptions;
 
   constructor(owner: ConnectionSubscriptions, sessionId: string, fromSeq: number) {
@@ -252,15 +252,15 @@ export class ConnectionSubscriptions {
     if (request.metadata === true) this.#followMetadata(sessionId, entry);
   }
 
-  /** Sends the session's metadata, then each change, newer revisions only (a change may race the first read). */
+  /** Sends the session's metadata, then each change, newer ones only (`isNewerMetadata`: a change may race the read). */
   #followMetadata(sessionId: string, entry: Entry): void {
     const { metadata, channels } = this.context;
     if (metadata === undefined) return;
     const sink = this.connection;
     const send = (current: SessionMetadata | undefined): void => {
-      if (current === undefined || current.rev <= entry.metadataRev || sink.closing) return;
+      if (current === undefined || !isNewerMetadata(current, entry.metadataSent) || sink.closing) return;
       if (this.#get(sessionId) !== entry) return;
-      entry.metadataRev = current.rev;
+      entry.metadataSent = current;
       sink.send({ type: 'metadata', sessionId, metadata: current });
     };
     entry.unfollowMetadata = channels.followMetadata(sessionId, send);

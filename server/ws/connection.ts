@@ -312,6 +312,9 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
         await this.#append(message);
         return;
       case 'setMetadata': {
+        // A metadata write counts against the append rates (it is a store write and a notice to every node).
+        this.#guard.checkAppend();
+        this.#context.principalRate?.checkAppend(this.#principal, this.#request.remoteAddress);
         await this.#authorize('append', message.sessionId);
         const metadata = await patchMetadata(this.#context.metadata, message.sessionId, message.patch);
         this.send({ type: 'metadata', id: message.id, sessionId: message.sessionId, metadata });

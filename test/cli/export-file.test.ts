@@ -53,7 +53,9 @@ describe('session-hub export -o: the file is replaced only by a complete export'
     expect(done).toMatchObject({ code: 0, stderr: `exported 1 events of run to ${link}\n` });
     expect(readFileSync(target, 'utf8')).toBe('not yours\n');
     expect(lstatSync(link).isSymbolicLink()).toBe(false);
-    expect(JSON.parse(readFileSync(link, 'utf8')) as unknown).toMatchObject({ seq: 0, type: 'test/tick' });
+    const [header, event] = readFileSync(link, 'utf8').trim().split('\n');
+    expect(JSON.parse(header!) as unknown).toMatchObject({ kind: 'session-hub/metadata', sessionId: 'run' });
+    expect(JSON.parse(event!) as unknown).toMatchObject({ seq: 0, type: 'test/tick' });
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -9,6 +9,14 @@ import { secureTest } from '../security/secure-hub.ts';
 const note = (n: number) => ({ type: 'test/note', data: { n } });
 const it = test.extend('keyPrefix', { scope: 'file' }, 'meta:');
 const WAIT = { timeout: 10_000, interval: 10 };
+/** A hub whose principals may append (and set metadata) once a second. */
+const limited = test.extend(
+  'hubConfig',
+  { scope: 'file' },
+  {
+    limits: { principalAppendsPerSecond: 1, principalAppendBurst: 1 },
+  },
+);
 
 interface ErrorBody {
   error: { code: string; details?: { field?: string } };
@@ -88,6 +96,34 @@ describe('hub: session metadata over HTTP and WebSocket, across two nodes', () =
     await Promise.all([writer.close(), watcher.close(), plain.close()]);
   });
 
+  it('follows a session deleted and written again: its new metadata (rev starting over) reaches the watcher', async () => {
+    const post = (node: TestHub, time: number) =>
+      fetch(`${node.url}/v1/sessions/m%2Freborn/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [note(0)], time }),
+      });
+    const now = Date.now();
+    expect((await post(a, now - 20_000)).status).toBe(201);
+    expect((await patch(a, 'm/reborn', { title: 'first life', labels: { a: '1' } })).status).toBe(200);
+    expect((await patch(a, 'm/reborn', { labels: { b: '2' } })).status).toBe(200);
+    const watcher = await RawHubClient.connect(b.wsUrl);
+    await watcher.request({ type: 'subscribe', sessionId: 'm/reborn', metadata: true });
+    await vi.waitFor(() => expect(metadataFrames(watcher, 'm/reborn').at(-1)?.metadata.rev).toBe(3), WAIT);
+    expect((await fetch(`${a.url}/v1/sessions/m%2Freborn`, { method: 'DELETE' })).status).toBe(200);
+    expect((await post(a, now - 10_000)).status).toBe(201);
+    await vi.waitFor(async () => {
+      const body = (await (await metadataOf(a, 'm/reborn')).json()) as { metadata: { createdAt?: number } };
+      expect(body.metadata.createdAt).toBe(now - 10_000);
+    }, WAIT);
+    expect((await patch(a, 'm/reborn', { title: 'second life' })).status).toBe(200);
+    await vi.waitFor(() => {
+      const last = metadataFrames(watcher, 'm/reborn').at(-1)?.metadata;
+      expect(last).toMatchObject({ title: 'second life', labels: {}, createdAt: now - 10_000 });
+    }, WAIT);
+    await watcher.close();
+  });
+
   it('refuses bad patches with INVALID_METADATA naming the field, and changes nothing', async () => {
     const writer = await RawHubClient.connect(a.wsUrl);
     await writer.request({ type: 'append', sessionId: 'm/3', events: [note(0)] });
@@ -151,4 +187,25 @@ describe('hub: who may read and change metadata', () => {
     expect(denied).toMatchObject({ type: 'error', code: 'FORBIDDEN' });
     await ws.close();
   });
+});
+
+describe('hub: metadata writes count against the append rate', () => {
+  limited(
+    'a burst of patches beyond the rate gets RATE_LIMITED, and the refused ones change nothing',
+    async ({ memoryHub }) => {
+      const { hub, store } = memoryHub;
+      {
+        const result = await store.commit({ sessionId: 'rate/1', expectedSeq: 0, events: [note(0)] });
+        expect(result.status).toBe('committed');
+      }
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, (_, n) => patch(hub, 'rate/1', { labels: { [`k${n}`]: 'v' } })),
+      );
+      const refused = replies.filter((reply) => reply.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const reply of refused) expect(((await reply.json()) as ErrorBody).error.code).toBe('RATE_LIMITED');
+      const accepted = replies.length - refused.length;
+      expect((await store.metadata.get('rate/1'))?.rev).toBe(accepted);
+    },
+  );
 });

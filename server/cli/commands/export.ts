@@ -4,6 +4,7 @@ import { HubHttp } from '../hub-http.ts';
 import { openOutput } from '../output-file.ts';
 import { progressBar } from '../progress.ts';
 import { readPages } from '../session-reader.ts';
+import { withRetries } from '../retry.ts';
 import { metadataHeaderLine } from '../metadata-header.ts';
 
 const usage = `Usage: session-hub export <sessionId> [-o <file>] [options]
@@ -33,7 +34,7 @@ export const exportCommand = defineCommand({
     const progress = progressBar(io.stderr, `export ${sessionId}`);
     let exported = 0;
     try {
-      const metadata = await http.metadata(sessionId);
+      const metadata = await withRetries(() => http.metadata(sessionId), { unreachable: false });
       // The header goes out with the first page (or alone for a log with no events), so an export that cannot read
       // the log (GONE, expired) writes nothing at all.
       let header = metadata === undefined ? '' : metadataHeaderLine(sessionId, metadata);
