@@ -103,10 +103,11 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   STORE_UNAVAILABLE: 503,
   SHUTTING_DOWN: 503,
   DATA_CORRUPTED: 500,
+  SESSION_EXPIRED: 410,
   INTERNAL: 500,
 };
 
-/** HTTP status of an error code (400 unless listed: 401/403/404/409/413/415/429/500/503). */
+/** HTTP status of an error code (400 unless listed: 401/403/404/409/410/413/415/429/500/503). */
 export function httpStatusOf(code: HubErrorCode): number {
   return httpStatusByCode[code] ?? 400;
 }

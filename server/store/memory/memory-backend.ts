@@ -33,6 +33,10 @@ export class MemoryBackend {
   readonly snapshots = new Map<string, Uint8Array>();
   /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
+  /** Each expired session's retention tombstone: when it expired, and when the tombstone lapses (epoch ms). */
+  readonly tombstones = new Map<string, { readonly expiredAt: number; readonly until: number }>();
+  /** The retention sweep lease: its holder and when it lapses (epoch ms). */
+  sweepLease: { readonly owner: string; readonly until: number } | undefined;
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
@@ -63,8 +67,9 @@ export class MemoryBackend {
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
+    const hadTombstone = this.tombstones.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
-    return deleted;
+    return deleted || hadTombstone;
   }
 
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */

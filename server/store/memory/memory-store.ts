@@ -24,6 +24,8 @@ import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
 import { MemorySnapshots } from './memory-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { RetentionStore } from '../retention-store.ts';
+import { MemoryRetention } from './memory-retention.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -45,6 +47,7 @@ export class MemoryStore implements EventStore {
   readonly backend: MemoryBackend;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly retention: RetentionStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -53,6 +56,7 @@ export class MemoryStore implements EventStore {
     this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
+    this.retention = new MemoryRetention(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

@@ -20,6 +20,8 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /** String: the session's retention tombstone, its expiry time (epoch ms), with its own expiry (`--expired-ttl`). */
+  readonly expired: string;
 }
 
 /** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
@@ -39,7 +41,21 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     channel: `${base}ch`,
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
+    expired: `${base}expired`,
   };
+}
+
+/**
+ * The keys of a session's data besides its epoch and log: what `deleteSession` and retention's `expire` delete
+ * with them (a key added to `SessionKeys` for the session's data goes here too). Not the tombstone.
+ */
+export function sessionDataKeys(keys: SessionKeys): string[] {
+  return [keys.idempotency, keys.snapshot, keys.snapshotLease];
+}
+
+/** `keys` preceded by their count: the arguments of a script defined without a fixed number of keys. */
+export function keysWithCount(keys: readonly string[]): (string | number)[] {
+  return [keys.length, ...keys];
 }
 
 const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);

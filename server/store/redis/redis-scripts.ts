@@ -79,11 +79,11 @@ return {epoch or '', length}
 export const DELETED_NOTICE = 'deleted';
 
 /**
- * Delete a session and tell every node. KEYS: 1 log, 2 epoch, 3 idempotency hash, 4 snapshot. ARGV: 1 channel.
- * Returns the number of keys deleted.
+ * Delete a session and tell every node. KEYS: every key of the session (log, epoch, `sessionDataKeys`, the
+ * retention tombstone). ARGV: 1 channel. Returns the number of keys deleted.
  */
 export const DELETE_SCRIPT = `#!lua flags=allow-oom
-local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+local deleted = redis.call('DEL', unpack(KEYS))
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
 return deleted
 `;

@@ -25,9 +25,9 @@ import { toStoreError } from './redis-errors.ts';
 import {
   checkKeyPrefix,
   DEFAULT_KEY_PREFIX,
-  epochKeyPattern,
   sessionIdOfChannel,
-  sessionIdOfEpochKey,
+  keysWithCount,
+  sessionDataKeys,
   sessionKeys,
   type SessionKeys,
 } from './redis-keys.ts';
@@ -37,7 +37,6 @@ import type { StoreCounters } from '../../metrics.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import {
   connectionReady,
-  dataNodes,
   openRedisConnections,
   topologyOf,
   type RedisAuth,
@@ -53,6 +52,9 @@ import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { RedisSnapshots } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { RetentionStore } from '../retention-store.ts';
+import { RedisRetention } from './redis-retention.ts';
+import { SessionScan } from './redis-session-scan.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -100,7 +102,7 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(log: string, epoch: string): Promise<unknown>;
-  shDelete(...args: string[]): Promise<unknown>;
+  shDelete(...args: (string | number)[]): Promise<unknown>;
 }
 
 function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
@@ -120,6 +122,8 @@ export class RedisStore implements EventStore {
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly retention: RetentionStore;
+  readonly #scan: SessionScan;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -155,7 +159,7 @@ export class RedisStore implements EventStore {
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
       ...options,
@@ -167,9 +171,10 @@ export class RedisStore implements EventStore {
     this.#replicaWait = replicated?.wait;
     this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
-      this.#call(operation, false, send),
-    );
+    const call = <T>(operation: string, send: () => Promise<T>): Promise<T> => this.#call(operation, false, send);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
+    this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
+    this.#scan = new SessionScan(command, this.keyPrefix, (send) => call('list', send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
@@ -375,28 +380,16 @@ export class RedisStore implements EventStore {
   }
 
   async listSessions(prefix = ''): Promise<string[]> {
-    const sessionIds: string[] = [];
-    // A cluster's keys are spread over its masters: SCAN each of them.
-    for (const node of dataNodes(this.#redis)) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await this.#call('list', false, () =>
-          node.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
-        );
-        cursor = next;
-        for (const key of keys) {
-          const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
-          if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
-        }
-      } while (cursor !== '0');
-    }
-    return [...new Set(sessionIds)]; // SCAN may return a key twice
+    return this.#scan.all(prefix);
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
     const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.channel),
+      this.#redis.shDelete(
+        ...keysWithCount([keys.log, keys.epoch, ...sessionDataKeys(keys), keys.expired]),
+        keys.channel,
+      ),
     );
     return Number(deleted) > 0;
   }
