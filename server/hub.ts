@@ -200,6 +200,7 @@ export function createHub(input: HubConfig): Hub {
     nodeSubscriptions: subscriptionBudget,
     presence,
     snapshots: snapshotSource,
+    retention: store.retention,
     principalRate,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {

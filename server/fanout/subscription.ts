@@ -9,6 +9,7 @@ import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
+import { sessionExpiredError } from '../store/retention-store.ts';
 import { StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
@@ -77,9 +78,7 @@ export function unsubscribedMeanwhile(sessionId: string): HubError {
   return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
@@ -214,6 +213,17 @@ export class Subscription implements ChannelListener {
     this.#startCatchUp();
   }
 
+  /** The session was expired by retention: end with SESSION_EXPIRED (final), never a reset to an empty log. */
+  onExpired(expiredAt: number): void {
+    if (this.#state !== 'closed') this.#fail(sessionExpiredError(this.sessionId, expiredAt));
+  }
+
+  /** End the subscription on an error: the owner drops it and tells the client. */
+  #fail(error: HubError): void {
+    this.close();
+    this.#deps.onFailed?.(error);
+  }
+
   close(): void {
     this.#wake?.();
     this.#state = 'closed';
@@ -292,14 +302,8 @@ export class Subscription implements ChannelListener {
           // Re-reading corrupted data gives the same answer: end the subscription with an error, not silence.
           this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'catch-up read a corrupted stored entry');
           const seq = this.#nextSeq;
-          this.close();
-          this.#deps.onFailed?.(
-            new HubError(
-              HubErrorCode.DATA_CORRUPTED,
-              `a stored entry of ${this.sessionId} at or after seq ${seq} is corrupted; the subscription ended`,
-              { seq },
-            ),
-          );
+          const message = `a stored entry of ${this.sessionId} at or after seq ${seq} is corrupted; the subscription ended`;
+          this.#fail(new HubError(HubErrorCode.DATA_CORRUPTED, message, { seq }));
           return;
         }
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');

@@ -108,8 +108,14 @@ export function sessionExpiredError(sessionId: string, expiredAt: number): HubEr
   );
 }
 
+/** When the session is expired: its expiry time (epoch ms); else undefined. */
+export async function expiredAtOf(retention: RetentionStore, sessionId: string): Promise<number | undefined> {
+  const status = await retention.status(sessionId);
+  return status.status === 'expired' ? status.expiredAt : undefined;
+}
+
 /** Throws `sessionExpiredError` when the session is expired. */
 export async function refuseExpired(retention: RetentionStore, sessionId: string): Promise<void> {
-  const status = await retention.status(sessionId);
-  if (status.status === 'expired') throw sessionExpiredError(sessionId, status.expiredAt);
+  const expiredAt = await expiredAtOf(retention, sessionId);
+  if (expiredAt !== undefined) throw sessionExpiredError(sessionId, expiredAt);
 }

@@ -14,6 +14,8 @@ import {
   type SubscriptionDeps,
 } from '../fanout/subscription.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
+import { NO_EPOCH } from '../store/event-store.ts';
+import { refuseExpired, type RetentionStore } from '../store/retention-store.ts';
 
 /** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
@@ -29,6 +31,8 @@ export interface SubscriptionsContext {
   readonly presence: PresenceTracker;
   /** Where `subscribe` with `snapshot: true` gets its snapshot (absent: such a subscribe starts at its `fromSeq`). */
   readonly snapshots?: SnapshotSource;
+  /** Tells an expired session (SESSION_EXPIRED) from one never written; absent: no session is ever expired. */
+  readonly retention?: RetentionStore;
 }
 
 /** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
@@ -168,6 +172,8 @@ export class ConnectionSubscriptions {
         context.channels.release(channel, subscription);
         throw unsubscribedMeanwhile(sessionId);
       }
+      // A session without an epoch: never written, or expired (then SESSION_EXPIRED, nothing sent before it).
+      if (channel.epoch === NO_EPOCH) await this.#refuseExpired(sessionId);
       await subscription.start(channel, { requestId: request.id, sessionId, ...start });
       if (this.#get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
@@ -192,6 +198,7 @@ export class ConnectionSubscriptions {
     if (request.snapshot !== true || snapshots === undefined) return own;
     const { sessionId } = request;
     const served = await snapshots.read(sessionId);
+    if (served.epoch === undefined) await this.#refuseExpired(sessionId);
     if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
     const epoch = served.epoch ?? '';
     if (request.epoch !== undefined && request.epoch === served.epoch && served.seq < fromSeq) {
@@ -200,6 +207,11 @@ export class ConnectionSubscriptions {
     }
     this.connection.send({ type: 'snapshot', sessionId, epoch, seq: served.seq, state: served.state });
     return { fromSeq: served.seq + 1, epoch: served.epoch };
+  }
+
+  /** Throws SESSION_EXPIRED when retention expired the session. */
+  async #refuseExpired(sessionId: string): Promise<void> {
+    if (this.context.retention !== undefined) await refuseExpired(this.context.retention, sessionId);
   }
 
   /** End a subscription; throws NOT_SUBSCRIBED when there is none. */
