@@ -25,6 +25,11 @@ export interface RetentionConfig {
   readonly sweepBatch?: number;
   /** The sweeper's clock (epoch ms): tests drive time with it. Default `Date.now`. */
   readonly clock?: () => number;
+  /**
+   * Called once for each session this node expired, after its hot data is gone: where the cold tier's copy is
+   * deleted. A failure is counted (`retention_sweep_errors_total`) and logged; the session stays expired.
+   */
+  readonly onExpired?: (sessionId: string) => Promise<void>;
 }
 
 export const DEFAULT_EXPIRED_TTL_MS = 30 * 24 * 3600 * 1000;

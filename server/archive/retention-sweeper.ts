@@ -34,11 +34,6 @@ export interface RetentionSweeperOptions {
   readonly nodeName: string;
   readonly logger: Logger;
   readonly metrics: RetentionMetrics;
-  /**
-   * Called once for each session this node expired, after its hot data is gone (e.g. to delete its archive). A
-   * failure is counted as a sweep error and logged; the session stays expired.
-   */
-  readonly onExpired?: (sessionId: string) => Promise<void>;
 }
 
 /** Expires run at once per batch of the walk (each is one store call). */
@@ -163,7 +158,8 @@ export class RetentionSweeper {
   async #expireIfIdle(sessionId: string, now: number): Promise<'expired' | 'kept' | 'error'> {
     const retainMs = this.policy.retainMsOf(sessionId);
     if (retainMs === undefined) return 'kept';
-    const { store, metrics, logger, onExpired } = this.#options;
+    const { store, metrics, logger } = this.#options;
+    const onExpired = this.#options.config?.onExpired;
     let result;
     try {
       result = await store.retention.expire(sessionId, {

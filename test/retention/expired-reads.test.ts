@@ -1,7 +1,7 @@
 // An expired session, end to end on two hub nodes sharing a real Redis, with the sweeper's clock driven by the test:
 // live subscribers on every node are told SESSION_EXPIRED (never reset to an empty log), every read of it answers
 // SESSION_EXPIRED (WebSocket subscribe, HTTP 410, the CLI in one line), and an append starts a new log.
-import { describe, expect, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { HubClient, type HubClientError, type Subscription } from '../../client/index.ts';
 import { test } from '../helpers/fixtures.ts';
 import { runCliHere } from '../cli/run-cli.ts';
@@ -31,6 +31,9 @@ interface Watched {
 }
 
 const clients: HubClient[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+});
 
 function watch(node: TestHub, sessionId: string): Watched {
   const client = new HubClient({ url: node.wsUrl });
@@ -58,10 +61,6 @@ async function errorOf(response: Response): Promise<{ status: number; code: unkn
 }
 
 describe('an expired session', () => {
-  onTwoNodes.afterAll(() => {
-    for (const client of clients) client.close();
-  });
-
   onTwoNodes(
     'its live subscribers on every node get SESSION_EXPIRED and end, without a reset',
     async ({ redisHubs }) => {
@@ -129,5 +128,22 @@ describe('an expired session', () => {
     const watched = watch(a, 'again/1');
     await vi.waitFor(() => expect(watched.live).toBe(true), WAIT);
     expect(watched.errors).toEqual([]);
+  });
+});
+
+describe('an expired session on the memory engine', () => {
+  onTwoNodes('its subscriber gets SESSION_EXPIRED, HTTP reads 410', async ({ memoryHub }) => {
+    const node = memoryHub.hub;
+    shift = 0;
+    expect((await append(node, 'mem/1', 'one')).status).toBe(201);
+    const watched = watch(node, 'mem/1');
+    await vi.waitFor(() => expect(watched.live).toBe(true), WAIT);
+    shift = 2 * DAY;
+    await vi.waitFor(() => expect(watched.closed).toBe(true), WAIT);
+    expect(watched.errors.map((error) => error.code)).toEqual(['SESSION_EXPIRED']);
+    expect(watched.resets).toBe(0);
+    const reply = await errorOf(await fetch(`${node.url}/v1/sessions/mem%2F1/events`));
+    expect(reply).toEqual({ status: 410, code: 'SESSION_EXPIRED', expiredAt: expect.any(Number) });
+    shift = 0;
   });
 });

@@ -25,11 +25,10 @@ function sweeperOn(store: EventStore, config: RetentionConfig, onExpired?: (id: 
   const metrics = new RetentionMetrics(registry, 'session_hub_');
   const sweeper = new RetentionSweeper({
     store,
-    config,
+    config: onExpired === undefined ? config : { ...config, onExpired },
     nodeName: `node-${randomUUID().slice(0, 6)}`,
     logger: createLogger('silent'),
     metrics,
-    ...(onExpired === undefined ? {} : { onExpired }),
   });
   return { sweeper, registry };
 }
@@ -170,6 +169,19 @@ describe('retention sweeper failures', () => {
     expect(await metricValue(registry, 'retention_sweep_errors_total')).toBe(1);
     expect(await metricValue(registry, 'retention_sweeps_total', { result: 'failed' })).toBe(1);
     await sweeper.close();
+  });
+
+  test('a failed clean-up after an expiry is counted; the session stays expired', async () => {
+    const store = new MemoryStore();
+    await writeAt(store, 'y/1', T0);
+    const { sweeper, registry } = sweeperOn(store, { retainForMs: DAY, clock: () => T0 + 2 * DAY }, async () => {
+      throw new Error('the archive is down');
+    });
+    expect(await sweeper.sweepOnce()).toMatchObject({ status: 'done', expired: 1 });
+    expect(await metricValue(registry, 'retention_sweep_errors_total')).toBe(1);
+    expect((await store.retention.status('y/1')).status).toBe('expired');
+    await sweeper.close();
+    await store.close();
   });
 
   test('invalid settings are refused with a clear error', () => {
