@@ -18,6 +18,7 @@ import { runFanout } from './scenarios/fanout.ts';
 import { runJoin } from './scenarios/join.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
+import { runRetention } from './scenarios/retention.ts';
 import { runWarmup } from './scenarios/warmup.ts';
 import { hubTarget } from './hub-target.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
@@ -39,6 +40,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
+  retention: (context) => runRetention(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */
