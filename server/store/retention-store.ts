@@ -25,7 +25,8 @@ export interface RetentionStore {
    * One step of a walk over the sessions that have an epoch: start with cursor `''`, pass each answer's `cursor`
    * back; `''` again means the walk is done. About `count` keys are looked at per step (a step may return fewer or
    * no ids while more follow; an id may come twice, as with Redis `SCAN`). Sessions created during a walk may be
-   * missed.
+   * missed, and on the memory engine (an index into its list) a deletion during a walk may make it skip one: the
+   * next walk sees them.
    */
   scan(cursor: string, count: number): Promise<SessionScanPage>;
   /**
