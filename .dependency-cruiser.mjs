@@ -31,7 +31,7 @@ const layers = {
   },
   index: {
     path: '^server/index[.]ts$',
-    imports: ['hub', 'config', 'ws', 'archive', 'auth', 'limits', 'store', 'kernel', 'shared'],
+    imports: ['hub', 'config', 'ws', 'snapshot', 'archive', 'auth', 'limits', 'store', 'kernel', 'shared'],
   },
   hub: {
     path: '^server/hub[.]ts$',
@@ -110,7 +110,7 @@ export default {
       severity: 'error',
       comment: 'shared/, client/ and the inspector run in browsers: no server-only packages.',
       from: BROWSER,
-      to: { path: '^node_modules/(ws|ioredis|pino|prom-client)/' },
+      to: { path: '^node_modules/(ws|ioredis|pino|prom-client|pg)/' },
     },
   ],
   allowed: [

@@ -2,6 +2,7 @@
 // is internal (no semver promise).
 export { createHub, WS_PATH, type Hub, type HubAddress } from './hub.ts';
 export type { HubConfig } from './config.ts';
+export { DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from './snapshot/snapshot-policy.ts';
 export { openAuth, type HubAction, type HubAuth, type HubPrincipal, type RequestInfo } from './auth/auth-seam.ts';
 export { defaultLimits, type HubLimits } from './limits/limits.ts';
 export type { AllowedOrigins } from './ws/origin-policy.ts';

@@ -20,6 +20,8 @@ function readHot(total: () => number): (this: Counter) => void {
 export interface StoreCounters {
   /** Catch-up pages the Redis engine read through ioredis (`MULTI`) while its raw reader is on. */
   readonly rawReadFallbacks?: number;
+  /** Raw catch-up replies of the Redis engine that outgrew their read's byte budget (read again, cut by Redis). */
+  readonly rawReadsOverBudget?: number;
 }
 
 /**
@@ -67,6 +69,8 @@ export class HubMetrics {
   /** Outbound bytes buffered on a connection, observed each time one reaches a new high (`hot.outboundBufferedPeak`: the highest). */
   readonly outboundBuffered: Histogram;
   readonly catchUpRawFallbacks: Counter;
+  /** Raw catch-up replies past their read's byte budget (`StoreCounters.rawReadsOverBudget`). */
+  readonly catchUpRawOverBudget: Counter;
   /** The store's own counts (set by the hub when its store keeps some). */
   storeCounters: StoreCounters | undefined;
 
@@ -164,6 +168,12 @@ export class HubMetrics {
       registers,
       collect: readHot(() => this.storeCounters?.rawReadFallbacks ?? 0),
     });
+    this.catchUpRawOverBudget = new Counter({
+      name: `${prefix}catchup_raw_over_budget_total`,
+      help: 'Raw catch-up replies that outgrew their read byte budget: dropped and read again, cut by Redis',
+      registers,
+      collect: readHot(() => this.storeCounters?.rawReadsOverBudget ?? 0),
+    });
     this.gapFills = new Counter({
       name: `${prefix}gap_fills_total`,
       help: 'Missed live notifications filled from the store',
@@ -216,7 +226,7 @@ export class HubMetrics {
     });
     this.snapshotReads = new Counter({
       name: `${prefix}snapshot_reads_total`,
-      help: 'Snapshot reads for joins and HTTP, by result (hit, miss)',
+      help: 'Snapshot reads for joins and HTTP, by result (hit, miss; too_large: a hit above maxFrameBytes, not sent)',
       labelNames: ['result'],
       registers,
     });

@@ -15,6 +15,7 @@ export type {
   WelcomeMessage,
   AnnouncedLimits,
   SnapshotMessage,
+  SnapshotDeclined,
   SubscribedMessage,
   EventsMessage,
   LiveMessage,

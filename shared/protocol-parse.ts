@@ -345,10 +345,15 @@ export function parseServerMessage(value: unknown): ServerMessage {
         epoch: reader.string('epoch'),
         seq: reader.integer('seq', -1),
       };
+      const declined = own(reader.record, 'declined');
+      if (declined !== undefined && (declined !== 'TOO_LARGE' || snapshot.seq !== -1)) {
+        return reader.fail(`snapshot.declined must be 'TOO_LARGE', on the empty projection at seq -1`);
+      }
       const state = own(reader.record, 'state');
-      if (state === null) return { ...snapshot, state };
+      if (state === null && declined === undefined) return { ...snapshot, state };
       try {
-        return { ...snapshot, state: checkProjectorState(state) };
+        const checked = { ...snapshot, state: checkProjectorState(state) };
+        return declined === undefined ? checked : { ...checked, declined };
       } catch (error) {
         return reader.fail(`snapshot.state: ${(error as Error).message}`);
       }

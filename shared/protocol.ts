@@ -179,7 +179,16 @@ export interface SnapshotMessage {
   readonly epoch: string;
   readonly seq: number;
   readonly state: ProjectorState | null;
+  /**
+   * Set when the hub has a snapshot but does not send it: `'TOO_LARGE'`, its frame would be above the node's
+   * `maxFrameBytes`. The frame is then the empty projection at seq -1 (as when there is no snapshot): the events
+   * follow from seq 0, so the messages are exact all the same.
+   */
+  readonly declined?: SnapshotDeclined;
 }
+
+/** Why a hub did not send the snapshot it has (see `SnapshotMessage.declined`). */
+export type SnapshotDeclined = 'TOO_LARGE';
 
 /** Catch-up is done: every event up to `headSeq` was sent; live events follow. */
 export interface LiveMessage {

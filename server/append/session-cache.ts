@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
-import { largestBody, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
+import { endedLog, largestBody, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Loads restarted because the session's epoch changed under them, before giving up. */
 const maxLoadAttempts = 8;
@@ -133,7 +133,7 @@ export class SessionCache {
         const page = await this.#readPage(entry.sessionId, entry.log.length, sizer);
         if ((page.epoch ?? NO_EPOCH) !== entry.epoch) return await this.refresh(entry);
         if (this.#applyTo(entry, page.events) === 'invalid') return await this.#rebuild(entry);
-        if (page.events.length < limit) return;
+        if (endedLog(page.events.length, limit, page.truncated)) return;
       }
     } catch (error) {
       entry.stale = true;
@@ -285,7 +285,7 @@ export class SessionCache {
           sameEpoch = (page.epoch ?? NO_EPOCH) === head.epoch;
           if (!sameEpoch) break;
           log.checkStored(page.events, true);
-          if (page.events.length < limit) break;
+          if (endedLog(page.events.length, limit, page.truncated)) break;
         }
       }
       if (sameEpoch) {
@@ -304,10 +304,14 @@ export class SessionCache {
     sessionId: string,
     fromSeq: number,
     sizer: StoreReadSizer,
-  ): Promise<{ readonly epoch: StoredPage['epoch']; readonly events: readonly SessionEvent[] }> {
-    const page = await this.#deps.store.readStoredPage(sessionId, fromSeq, sizer.count);
+  ): Promise<{
+    readonly epoch: StoredPage['epoch'];
+    readonly events: readonly SessionEvent[];
+    readonly truncated: StoredPage['truncated'];
+  }> {
+    const page = await this.#deps.store.readStoredPage(sessionId, fromSeq, sizer.count, sizer.maxBytes);
     sizer.observe(largestBody(page.bodies));
-    return decodeStoredPage(sessionId, page);
+    return { ...decodeStoredPage(sessionId, page), truncated: page.truncated };
   }
 
   /** Re-measure an entry's size (it changes as events are folded in). */

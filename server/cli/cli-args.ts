@@ -11,6 +11,8 @@ import {
   retentionFlagsUsage,
   type RetentionFlagOptions,
 } from './retention-flags.ts';
+import { parseSnapshotFlags, SNAPSHOT_FLAG_OPTIONS, snapshotFlagsUsage } from './snapshot-flags.ts';
+import type { HubConfig } from '../config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
 export interface ServeOptions extends RedisFlagOptions, RetentionFlagOptions {
@@ -48,6 +50,8 @@ export interface ServeOptions extends RedisFlagOptions, RetentionFlagOptions {
   readonly presenceTtlMs: number | undefined;
   /** Byte budget of the append validation cache; undefined: the hub's default (64 MiB). */
   readonly cacheBytes: number | undefined;
+  /** The snapshot policy set by flag or env (the rest keeps the hub's defaults). */
+  readonly snapshots: NonNullable<HubConfig['snapshots']>;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -85,7 +89,7 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
                        default 67108864 = 64 MiB)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
-
+${snapshotFlagsUsage}
 Retention (whole sessions deleted once idle past their rule; reads of one then answer SESSION_EXPIRED):
 ${retentionFlagsUsage}
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
@@ -247,6 +251,7 @@ export function parseServeArgs(
         'no-inspector': { type: 'boolean' },
         'presence-ttl-ms': { type: 'string' },
         'cache-bytes': { type: 'string' },
+        ...SNAPSHOT_FLAG_OPTIONS,
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -333,5 +338,6 @@ export function parseServeArgs(
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),
     ),
+    snapshots: parseSnapshotFlags(values, env, (message) => new UsageError(message)),
   };
 }

@@ -43,5 +43,11 @@ export function releaseHeld(
 export function pageUpTo(page: StoredPage, lastSeq: number): StoredPage {
   const keep = Math.max(0, Math.min(page.bodies.length, lastSeq - page.firstSeq + 1));
   if (keep === page.bodies.length) return page;
-  return { ...page, bodies: page.bodies.slice(0, keep), times: page.times.slice(0, keep) };
+  // Short for the commits in flight, not for bytes: whatever follows is this node's own (not `truncated`).
+  return {
+    epoch: page.epoch,
+    firstSeq: page.firstSeq,
+    bodies: page.bodies.slice(0, keep),
+    times: page.times.slice(0, keep),
+  };
 }

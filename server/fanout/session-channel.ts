@@ -7,7 +7,7 @@ import type { SessionLocation, SubscriberClaim } from './session-location.ts';
 import { NO_EPOCH, type CommittedBatch, type StoredPage, type StoreWatchHandlers } from '../store/event-store.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import { expiredAtOf } from '../store/retention-store.ts';
-import { largestBody, StoreReadSizer } from '../limits/store-reads.ts';
+import { endedLog, largestBody, StoreReadSizer } from '../limits/store-reads.ts';
 import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
@@ -205,7 +205,7 @@ export class SessionChannel implements StoreWatchHandlers {
    */
   async readCatchUp(fromSeq: number, limit: number): Promise<StoredPage> {
     const starts = this.#ownStarts;
-    const page = await this.#deps.store.readStoredPage(this.sessionId, fromSeq, limit);
+    const page = await this.#deps.store.readStoredPage(this.sessionId, fromSeq, limit, this.#deps.reads.readBytes);
     if ((page.epoch ?? NO_EPOCH) !== this.#epoch) {
       this.#requestResync('catch-up read another epoch');
       return page;
@@ -381,7 +381,7 @@ export class SessionChannel implements StoreWatchHandlers {
       const limit = untilSeq === undefined ? sizer.count : Math.min(sizer.count, untilSeq - this.#lastSeq);
       const starts = this.#ownStarts;
       if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
-      const page = await store.readStoredPage(this.sessionId, fromSeq, limit);
+      const page = await store.readStoredPage(this.sessionId, fromSeq, limit, sizer.maxBytes);
       if (this.#closed) return;
       if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
       const epoch = page.epoch ?? NO_EPOCH;
@@ -394,7 +394,7 @@ export class SessionChannel implements StoreWatchHandlers {
       if (events.length === 0) return;
       if (events[0]!.seq !== fromSeq) throw new Error(`store read from ${fromSeq} started at ${events[0]!.seq}`);
       this.#emit(events);
-      if (events.length < limit) return;
+      if (endedLog(events.length, limit, page.truncated)) return;
     }
   }
 

@@ -10,7 +10,7 @@ import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
 import { sessionExpiredError } from '../store/retention-store.ts';
-import { StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
+import { endedLog, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
 export interface SubscriberSink {
@@ -335,13 +335,13 @@ export class Subscription implements ChannelListener {
         throw new Error(`store read from ${this.#nextSeq} started at ${page.firstSeq}`);
       const bytes = pageBytes(page);
       this.#readSize.observe(bytes.largest);
-      if (fresh >= read.limit) this.#readAhead(this.#nextSeq + fresh);
+      if (fresh >= read.limit || page.truncated) this.#readAhead(this.#nextSeq + fresh);
       this.#sendPage(page, bytes.total);
       metrics.catchUpEvents.inc(fresh);
     }
     // Going live sends the live batches buffered meanwhile: not into a queue that is over its bound.
     if (this.#deps.sink.behind) return 'next';
-    if (fresh < read.limit && this.#tryGoLive()) return 'live';
+    if (endedLog(fresh, read.limit, page.truncated) && this.#tryGoLive()) return 'live';
     if (fresh > 0) return 'next';
     // The store has nothing more, yet the live stream is ahead: the channel may hold a stale epoch (the store
     // lost its data, or its epoch key). Tell it, and wait (backing off) instead of re-reading in a tight loop.

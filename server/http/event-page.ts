@@ -1,11 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { type SessionEvent } from '../../shared/index.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import type { HubLimits } from '../limits/limits.ts';
 import { HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { ConcurrencySlots } from '../limits/concurrency-slots.ts';
-import { safeReadCount, storeReadLimits } from '../limits/store-reads.ts';
+import { endedLog, safeReadCount, storeReadLimits } from '../limits/store-reads.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { HttpReply } from './http-reply.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
@@ -33,6 +32,11 @@ function readCap(limits: EventPageDeps['limits']): number {
   return safeReadCount(storeReadLimits(limits));
 }
 
+/** The bytes of bodies one store read of a page may return (the node's read bound; one event at least). */
+function readBytes(limits: EventPageDeps['limits']): number {
+  return storeReadLimits(limits).readBytes;
+}
+
 /**
  * `GET /v1/sessions/:id/events`: a page of at most `limit` events and about `maxFrameBytes` bytes of them (at least
  * one event, like a WebSocket catch-up frame), streamed: each event is written once the client has read the ones
@@ -55,7 +59,8 @@ export async function eventPageReply(request: EventPageRequest, deps: EventPageD
     const { store } = deps;
     const { sessionId, from, limit } = request;
     const firstWant = Math.min(limit, readCap(deps.limits));
-    const first = new EncodedEventPage(sessionId, await store.readStoredPage(sessionId, from, firstWant));
+    const stored = await store.readStoredPage(sessionId, from, firstWant, readBytes(deps.limits));
+    const first = new EncodedEventPage(sessionId, stored);
     if (first.count === 0) {
       const head = await store.head(sessionId);
       if (from > head.headSeq + 1) {
@@ -70,7 +75,7 @@ export async function eventPageReply(request: EventPageRequest, deps: EventPageD
     return {
       status: 200,
       body: undefined,
-      write: (response) => writePage(response, request, epoch, first.events(), firstWant, deps).finally(release),
+      write: (response) => writePage(response, request, epoch, first, firstWant, deps).finally(release),
     };
   } catch (error) {
     release();
@@ -82,7 +87,7 @@ async function writePage(
   response: ServerResponse,
   request: EventPageRequest,
   epoch: string,
-  firstEvents: readonly SessionEvent[],
+  firstPage: EncodedEventPage,
   firstWant: number,
   deps: EventPageDeps,
 ): Promise<void> {
@@ -93,7 +98,8 @@ async function writePage(
   let next = request.from;
   let count = 0;
   let bytes = 0;
-  let events = firstEvents;
+  let events = firstPage.events();
+  let truncated = firstPage.truncated;
   let asked = firstWant;
   let full = false;
   for (;;) {
@@ -109,15 +115,17 @@ async function writePage(
       bytes += size;
       next = event.seq + 1;
     }
-    // Full, or a short read: the log ends here (for now).
-    if (full || count >= limit || events.length < asked) break;
+    // Full, or a short read (not cut for bytes): the log ends here (for now).
+    if (full || count >= limit || endedLog(events.length, asked, truncated)) break;
     const room = Math.floor((limits.maxFrameBytes - bytes) / Math.max(1, bytes / count));
     const want = Math.min(limit - count, readCap(limits), Math.max(1, room));
     try {
       asked = want;
-      const page = new EncodedEventPage(sessionId, await store.readStoredPage(sessionId, next, want));
+      const stored = await store.readStoredPage(sessionId, next, want, readBytes(limits));
+      const page = new EncodedEventPage(sessionId, stored);
       if (page.epoch !== epoch) break; // deleted and begun again meanwhile: this page ends in its own epoch
       events = page.events();
+      truncated = page.truncated;
     } catch (error) {
       // The status line is sent: end the page with what it has (the client asks again from `next`).
       deps.logger.warn({ err: error, sessionId }, 'an event page ended early: a store read failed');

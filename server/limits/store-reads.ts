@@ -1,9 +1,11 @@
 /**
- * How many events one store read asks for. A store read cannot be bounded by bytes at the store (Redis `XRANGE`
- * takes a COUNT only), so the count is chosen so that the read holds about `readBytes` at most: the first read of
- * a reader assumes every event is as large as an event may be (`maxEventBytes`), later ones assume the largest
- * event the reader has seen so far (never less). Every reader of the store uses it: catch-up pages, the append
- * cache's loads and refreshes, a channel's gap fills and resyncs, HTTP event pages.
+ * How one store read is bounded. Every read passes `readBytes` as the store's `maxBytes`: the store returns at
+ * most that many bytes of bodies (one event at least) and says when it cut a page short (`StoredPage.truncated`),
+ * whatever the events' sizes. The count asked for is chosen so that the read usually fits anyway (on Redis a raw
+ * reply past its budget is dropped and read again): the first read of a reader assumes every event is as large as
+ * an event may be (`maxEventBytes`), later ones assume the largest event the reader has seen so far (never less).
+ * Every reader of the store uses it: catch-up pages, the append cache's loads and refreshes, a channel's gap fills
+ * and resyncs, the snapshot builder, HTTP event pages (and the CLI's export, which reads those).
  */
 export interface StoreReadLimits {
   /** Most events per read (`catchUpPageSize`). */
@@ -37,6 +39,11 @@ export function safeReadCount(limits: StoreReadLimits): number {
   return countFor(limits, limits.maxEventBytes);
 }
 
+/** Whether a page of `count` events asked for `limit` reached the end of the log (short, and not cut for bytes). */
+export function endedLog(count: number, limit: number, truncated: boolean | undefined): boolean {
+  return count < limit && truncated !== true;
+}
+
 /** The largest of some stored bodies, in bytes (0 for none). */
 export function largestBody(bodies: readonly Uint8Array[]): number {
   let largest = 0;
@@ -56,6 +63,11 @@ export class StoreReadSizer {
 
   constructor(limits: StoreReadLimits) {
     this.#limits = limits;
+  }
+
+  /** The bytes of bodies one read may return (the store's `maxBytes`; one event at least). */
+  get maxBytes(): number {
+    return this.#limits.readBytes;
   }
 
   /** Events to ask for in the next read. */

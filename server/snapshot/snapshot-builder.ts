@@ -18,19 +18,22 @@ export interface SnapshotBuilderOptions {
   readonly reads: StoreReadLimits;
 }
 
-/** What a node counts per session since it last asked for a build. */
+/** Bytes this node committed to a session and has not yet added to the session's count in the store. */
 interface Pending {
   epoch: string;
-  events: number;
   bytes: number;
 }
+
+/** A node adds its bytes to the session's count in the store once it holds this share of `everyBytes`. */
+const BYTE_FLUSH_SHARE = 16;
 
 type BuildResult = 'written' | 'stale' | 'leased' | 'current';
 
 /**
  * Builds sessions' projection snapshots off the append path. It observes this node's own commits (after their acks
- * were sent) and, when a session passed a trigger of its policy (events, bytes, a turn end), builds the snapshot in
- * the background: it takes the session's lease in the store (one builder per session across the nodes), restores
+ * were sent) and, when a session passed a trigger of its policy (events, bytes, a turn end: decided from the session,
+ * not from what this node committed, see `observe`), builds the snapshot in the background: it takes the session's
+ * lease in the store (one builder per session across the nodes), restores
  * the stored snapshot (or starts from seq 0 when there is none, or it is corrupt or of another epoch or version),
  * applies the events after it read page by page from the store, and writes the result with the store's
  * conditional write (the epoch must still match). A failed build is counted and logged (once until a build
@@ -39,7 +42,7 @@ type BuildResult = 'written' | 'stale' | 'leased' | 'current';
 export class SnapshotBuilder {
   readonly #options: SnapshotBuilderOptions;
   readonly #owner = `${randomUUID()}`;
-  /** Per session: what was committed since the last trigger (Map order: least recently committed first). */
+  /** Per session: bytes committed here not yet counted in the store (Map order: least recently committed first). */
   readonly #pending = new Map<string, Pending>();
   /** Sessions being built, and those asked again while building. */
   readonly #building = new Map<string, Promise<void>>();
@@ -51,29 +54,49 @@ export class SnapshotBuilder {
     this.#options = options;
   }
 
-  /** This node committed `batch` (`bytes`: its events' size). Cheap: counts, and maybe starts a build. */
+  /**
+   * This node committed `batch` (`bytes`: its events' size). Cheap: decides from the session whether a trigger
+   * fired, and maybe starts a build. Every node applies the same rules to its own commits, so a trigger fires on
+   * whichever node commits the batch that reaches it: the event trigger when the batch holds a seq `k × everyEvents
+   * - 1`, the turn-end trigger when it holds a `turn/end`, the byte trigger when the session's byte count in the
+   * store (every node adds its bytes, in shares of `everyBytes / 16`) reaches `everyBytes`.
+   */
   observe(batch: CommittedBatch, bytes: number): void {
     const { policy } = this.#options;
-    if (!policy.enabled || this.#closed || batch.events.length === 0) return;
-    const { sessionId, epoch } = batch;
-    let pending = this.#pending.get(sessionId);
-    if (pending === undefined || pending.epoch !== epoch) pending = { epoch, events: 0, bytes: 0 };
-    this.#pending.delete(sessionId); // re-inserted last: the map stays in commit order
-    pending.events += batch.events.length;
-    pending.bytes += bytes;
-    const turnEnded = policy.atTurnEnd && batch.events.some((event) => event.type === 'turn/end');
-    if (turnEnded || pending.events >= policy.everyEvents || pending.bytes >= policy.everyBytes) {
+    const { events, sessionId, epoch } = batch;
+    if (!policy.enabled || this.#closed || events.length === 0) return;
+    const firstSeq = events[0]!.seq;
+    const nextSeq = events[events.length - 1]!.seq + 1;
+    const everyEvents = Math.floor(nextSeq / policy.everyEvents) > Math.floor(firstSeq / policy.everyEvents);
+    if (everyEvents || (policy.atTurnEnd && events.some((event) => event.type === 'turn/end'))) {
       this.request(sessionId);
+    }
+    this.#countBytes(sessionId, epoch, bytes);
+  }
+
+  /** Adds `bytes` to the session's count: in the store once this node holds a share of `everyBytes`. */
+  #countBytes(sessionId: string, epoch: string, bytes: number): void {
+    const { policy, store } = this.#options;
+    let pending = this.#pending.get(sessionId);
+    if (pending === undefined || pending.epoch !== epoch) pending = { epoch, bytes: 0 };
+    this.#pending.delete(sessionId); // re-inserted last: the map stays in commit order
+    pending.bytes += bytes;
+    if (pending.bytes < Math.ceil(policy.everyBytes / BYTE_FLUSH_SHARE)) {
+      this.#pending.set(sessionId, pending);
+      if (this.#pending.size > policy.maxTrackedSessions) this.#pending.delete(this.#pending.keys().next().value!);
       return;
     }
-    this.#pending.set(sessionId, pending);
-    if (this.#pending.size > policy.maxTrackedSessions) this.#pending.delete(this.#pending.keys().next().value!);
+    store.snapshots.countBytes(sessionId, epoch, pending.bytes, policy.everyBytes).then(
+      (reached) => {
+        if (reached) this.request(sessionId);
+      },
+      (error: unknown) => this.#failed(error, sessionId),
+    );
   }
 
   /** Builds the session's snapshot soon (after a corrupt one was found, or a trigger fired). */
   request(sessionId: string): void {
     if (!this.#options.policy.enabled || this.#closed) return;
-    this.#pending.delete(sessionId);
     if (this.#building.has(sessionId)) {
       this.#again.add(sessionId);
       return;
@@ -98,18 +121,25 @@ export class SnapshotBuilder {
   }
 
   async #run(sessionId: string): Promise<void> {
-    const { metrics, logger } = this.#options;
+    const { metrics } = this.#options;
     try {
       const result = await this.#leasedBuild(sessionId);
       if (result !== 'current') metrics.snapshotBuilds.inc({ result });
       this.#failureLogged = false;
     } catch (error) {
-      metrics.snapshotBuilds.inc({ result: 'failed' });
-      if (!this.#failureLogged) {
-        this.#failureLogged = true;
-        logger.warn({ err: error, sessionId }, 'snapshot build failed (appends are not affected; logged once)');
-      }
+      this.#failed(error, sessionId);
     }
+  }
+
+  /** A build (or a byte count) failed: counted, and logged once until a build succeeds again. */
+  #failed(error: unknown, sessionId: string): void {
+    this.#options.metrics.snapshotBuilds.inc({ result: 'failed' });
+    if (this.#failureLogged) return;
+    this.#failureLogged = true;
+    this.#options.logger.warn(
+      { err: error, sessionId },
+      'snapshot build failed (appends are not affected; logged once)',
+    );
   }
 
   async #leasedBuild(sessionId: string): Promise<BuildResult> {
@@ -138,7 +168,7 @@ export class SnapshotBuilder {
     const sizer = new StoreReadSizer(reads);
     while (projector.length <= read.headSeq) {
       const limit = Math.min(sizer.count, read.headSeq + 1 - projector.length);
-      const stored = await store.readStoredPage(sessionId, projector.length, limit);
+      const stored = await store.readStoredPage(sessionId, projector.length, limit, sizer.maxBytes);
       sizer.observe(largestBody(stored.bodies));
       const page = decodeStoredPage(sessionId, stored);
       if (page.epoch !== epoch || page.events.length === 0) return 'stale';

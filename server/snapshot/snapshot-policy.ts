@@ -2,15 +2,18 @@
 export interface SnapshotPolicy {
   /** Off: no snapshot is built (joins from a snapshot then start at seq 0). Default true. */
   readonly enabled: boolean;
-  /** Build one after this many events committed by this node since the last one. Default 500. */
+  /** Build one each time the session's log reaches a multiple of this many events (seq k × N - 1). Default 500. */
   readonly everyEvents: number;
-  /** ... or after this many bytes of events (their JSON size). Default 512 KiB. */
+  /**
+   * ... or after this many bytes of events (their JSON size) committed to the session, by any node, since the last
+   * byte trigger (counted in the store). Default 512 KiB.
+   */
   readonly everyBytes: number;
   /** ... or when a commit ends a turn (`turn/end`). Default true. */
   readonly atTurnEnd: boolean;
   /** How long a node holds a session's build lease (the other nodes skip that session meanwhile). Default 30 s. */
   readonly leaseMs: number;
-  /** Sessions whose trigger counters a node keeps (least recently committed ones beyond it are forgotten). */
+  /** Sessions whose not yet counted bytes a node keeps (least recently committed ones beyond it are forgotten). */
   readonly maxTrackedSessions: number;
 }
 

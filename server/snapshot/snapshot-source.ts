@@ -14,7 +14,8 @@ export interface ServedSnapshot {
   readonly headSeq: number;
 }
 
-const EMPTY_STATE: ProjectorState = Object.freeze(new MessageProjector().exportState());
+/** The projection of no events: what is served at seq -1. */
+export const EMPTY_STATE: ProjectorState = Object.freeze(new MessageProjector().exportState());
 
 /**
  * Where joins and HTTP reads get a session's snapshot: the store's, verified (a corrupt one is counted, logged and

@@ -67,4 +67,10 @@ export interface SnapshotStore {
   lease(sessionId: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease back if `owner` still holds it (a lease that lapsed is left to its new holder). */
   release(sessionId: string, owner: string): Promise<void>;
+  /**
+   * Adds `bytes` to what the session committed in `epoch` since its last byte trigger, counted across the nodes
+   * (kept beside the snapshot, deleted with the session). Resolves true when that count reached `every` (it then
+   * starts again from 0); false otherwise, and when the session is not in `epoch` (nothing is counted).
+   */
+  countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean>;
 }

@@ -1,4 +1,4 @@
-import { HubErrorCode, type SubscribeRequest } from '../../shared/protocol.ts';
+import { HubErrorCode, type ServerMessage, type SubscribeRequest } from '../../shared/protocol.ts';
 import { errorMessage, HubError } from '../hub-error.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -13,7 +13,7 @@ import {
   type SubscriberSink,
   type SubscriptionDeps,
 } from '../fanout/subscription.ts';
-import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
+import { EMPTY_STATE, type SnapshotSource } from '../snapshot/snapshot-source.ts';
 import { NO_EPOCH } from '../store/event-store.ts';
 import { refuseExpired, type RetentionStore } from '../store/retention-store.ts';
 
@@ -37,6 +37,8 @@ export interface SubscriptionsContext {
 
 /** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
 export interface SubscriptionsOwner extends SubscriberSink {
+  /** Sends `message` only if its frame is at most `maxBytes` (true; also when the connection is closing), else false. */
+  sendWithin(message: ServerMessage, maxBytes: number): boolean;
   readonly logger: Logger;
   /** Who the connection is, for presence (`anonymous` on an open hub). */
   readonly subject: string;
@@ -205,8 +207,14 @@ export class ConnectionSubscriptions {
       this.connection.send({ type: 'snapshot', sessionId, epoch, seq: fromSeq - 1, state: null });
       return own;
     }
-    this.connection.send({ type: 'snapshot', sessionId, epoch, seq: served.seq, state: served.state });
-    return { fromSeq: served.seq + 1, epoch: served.epoch };
+    const frame = { type: 'snapshot', sessionId, epoch, seq: served.seq, state: served.state } as const;
+    if (this.connection.sendWithin(frame, this.context.maxFrameBytes)) {
+      return { fromSeq: served.seq + 1, epoch: served.epoch };
+    }
+    // Above the frame limit: never sent. The client starts on the empty projection and catches up from seq 0.
+    this.context.metrics.snapshotReads.inc({ result: 'too_large' });
+    this.connection.send({ type: 'snapshot', sessionId, epoch, seq: -1, state: EMPTY_STATE, declined: 'TOO_LARGE' });
+    return { fromSeq: 0, epoch: served.epoch };
   }
 
   /** Throws SESSION_EXPIRED when retention expired the session. */

@@ -186,12 +186,20 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
   }
 
   send(message: ServerMessage): void {
-    if (this.#ws.readyState !== this.#ws.OPEN) return;
-    batchSendsOfThisTurn(this.#ws);
+    this.sendWithin(message, Number.POSITIVE_INFINITY);
+  }
+
+  /** Send `message` only if its frame (in this connection's format) is at most `maxBytes`; false when it is not. */
+  sendWithin(message: ServerMessage, maxBytes: number): boolean {
+    if (this.#ws.readyState !== this.#ws.OPEN) return true;
     const frame = this.#format === 'binary' ? encodeFrame(message) : encodeTextFrame(message);
+    const bytes = frameBytes(frame);
+    if (bytes > maxBytes) return false;
+    batchSendsOfThisTurn(this.#ws);
     this.#ws.send(frame);
     this.#context.metrics.hot.framesSent++;
-    this.#guard.gate.noteSent(frameBytes(frame));
+    this.#guard.gate.noteSent(bytes);
+    return true;
   }
 
   /** Send an `events` frame (a live batch's shared frame, or a catch-up page). */

@@ -46,3 +46,23 @@ describe('the snapshot frame and subscribe snapshot: true on the wire', () => {
     ).toBeInstanceOf(ProtocolParseError);
   });
 });
+
+describe('a declined snapshot frame', () => {
+  const empty = new MessageProjector().exportState();
+  const declined = { type: 'snapshot', sessionId: 's', epoch: 'e', seq: -1, state: empty, declined: 'TOO_LARGE' };
+
+  it('parses TOO_LARGE on the empty projection at seq -1', () => {
+    expect(parseServerMessage(declined)).toEqual(declined);
+  });
+
+  it('refuses another reason, another seq, or no state', () => {
+    for (const bad of [
+      { ...declined, declined: 'BUSY' },
+      { ...declined, declined: true },
+      { ...declined, seq: 4 },
+      { ...declined, state: null },
+    ]) {
+      expect(thrown(() => parseServerMessage(bad))).toBeInstanceOf(ProtocolParseError);
+    }
+  });
+});

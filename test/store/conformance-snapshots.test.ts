@@ -110,6 +110,26 @@ function describeSnapshotConformance(name: string, it: BackendTest): void {
         .toBe(true);
     });
 
+    it("counts a session's bytes across nodes towards the byte trigger, in its epoch only", async () => {
+      const sessionId = newSession();
+      // No epoch yet: nothing is counted, whatever the size.
+      expect(await a.snapshots.countBytes(sessionId, 'nope', 5000, 1000)).toBe(false);
+      const first = await a.commit({ sessionId, expectedSeq: 0, events: userMessages(1) });
+      expect(await a.snapshots.countBytes(sessionId, 'another-epoch', 5000, 1000)).toBe(false);
+      // Two nodes add up: 400 + 400 < 1000, the third reaches it and the count starts again from 0.
+      expect(await a.snapshots.countBytes(sessionId, first.epoch, 400, 1000)).toBe(false);
+      expect(await b.snapshots.countBytes(sessionId, first.epoch, 400, 1000)).toBe(false);
+      expect(await a.snapshots.countBytes(sessionId, first.epoch, 400, 1000)).toBe(true);
+      expect(await b.snapshots.countBytes(sessionId, first.epoch, 900, 1000)).toBe(false);
+      // The count does not touch the snapshot; deleting the session deletes the count.
+      expect(await b.snapshots.get(sessionId)).toMatchObject({ status: 'none', reason: 'missing' });
+      expect(await a.deleteSession(sessionId)).toBe(true);
+      expect(await a.snapshots.countBytes(sessionId, first.epoch, 900, 1000)).toBe(false);
+      const second = await b.commit({ sessionId, expectedSeq: 0, events: userMessages(1) });
+      expect(await b.snapshots.countBytes(sessionId, second.epoch, 900, 1000)).toBe(false);
+      expect(await a.snapshots.countBytes(sessionId, second.epoch, 100, 1000)).toBe(true);
+    });
+
     it('refuses bad session ids', async () => {
       await expect(a.snapshots.get('')).rejects.toMatchObject({ code: 'BAD_REQUEST' });
       await expect(a.snapshots.lease('x'.repeat(10_000), 'n', 10)).rejects.toMatchObject({ code: 'BAD_REQUEST' });

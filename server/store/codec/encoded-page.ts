@@ -36,6 +36,8 @@ export class EncodedEventPage {
   readonly epoch: string | undefined;
   /** Seq of the first event; event `i` has seq `firstSeq + i`. */
   readonly firstSeq: number;
+  /** The read stopped early for bytes: more events follow (`StoredPage.truncated`). */
+  readonly truncated: boolean;
   readonly #sessionId: string;
   readonly #bodies: readonly Uint8Array[];
   readonly #times: readonly number[];
@@ -47,6 +49,7 @@ export class EncodedEventPage {
     this.#sessionId = sessionId;
     this.epoch = page.epoch;
     this.firstSeq = page.firstSeq;
+    this.truncated = page.truncated === true;
     this.#bodies = page.bodies;
     this.#times = page.times;
     this.#scanned = scanned ?? this.#scan();

@@ -12,8 +12,16 @@ export interface IdempotencyRecord {
 /** One session's data in memory: it exists from its first commit until it is deleted. */
 export interface MemorySession {
   readonly epoch: string;
+  /** The events the log holds: `events[i]` has seq `firstSeq + i`. */
   readonly events: SessionEvent[];
+  /** The first seq the log holds: 0, or where the last trim left it (`EventStore.trim`). */
+  firstSeq: number;
   readonly idempotency: Map<string, IdempotencyRecord>;
+}
+
+/** The session's length: its next seq (0 for a session that does not exist). */
+export function nextSeqOf(session: MemorySession | undefined): number {
+  return session === undefined ? 0 : session.firstSeq + session.events.length;
 }
 
 /** What a store hears from its backend: committed batches, and sessions that were deleted. */
@@ -37,12 +45,14 @@ export class MemoryBackend {
   readonly tombstones = new Map<string, { readonly expiredAt: number; readonly until: number }>();
   /** The retention sweep lease: its holder and when it lapses (epoch ms). */
   sweepLease: { readonly owner: string; readonly until: number } | undefined;
+  /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
+  readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = { epoch: newEpoch(), events: [], idempotency: new Map() };
+      session = { epoch: newEpoch(), events: [], firstSeq: 0, idempotency: new Map() };
       this.#sessions.set(sessionId, session);
     }
     return session;
@@ -68,6 +78,7 @@ export class MemoryBackend {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
     const hadTombstone = this.tombstones.delete(sessionId);
+    this.snapshotBytes.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
     return deleted || hadTombstone;
   }

@@ -1,15 +1,20 @@
 import type { StoredPage } from '../event-store.ts';
+import { checkNotTrimmed } from '../trimmed-error.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { streamEntryParts } from './redis-entries.ts';
 import type { SessionKeys } from './redis-keys.ts';
 import { pageTargetOf, PageTooLarge, RedisPageConnection } from './redis-page-connection.ts';
 import { readPageInMulti } from './redis-page-multi.ts';
+import { BoundedPageReader, replyOverhead } from './redis-bounded-read.ts';
+import { pageWithinBytes } from '../page-bytes.ts';
 
 /** Counts a store keeps itself, read at scrape time (the hub's metrics). */
 export interface RedisStoreCounters {
   /** Catch-up pages read through ioredis although the raw reader is on (it could not: see the log line). */
   rawReadFallbacks: number;
+  /** Raw replies that outgrew their read's byte budget: dropped with the socket, read again cut by Redis. */
+  rawReadsOverBudget: number;
 }
 
 /** The catch-up reads fell back from the raw reader to ioredis (reported once per run, with the reason). */
@@ -39,10 +44,16 @@ export const DEFAULT_MAX_READ_REPLY_BYTES = 64 * 1024 * 1024;
  * `MULTI` through ioredis (redis-page-multi.ts), the reference the raw path is checked against
  * (test/store/redis-catch-up-property.test.ts). Each fallback while the raw reader is on is counted, and the first
  * of a run is reported with its reason.
+ *
+ * A read bounded by bytes (`maxBytes`) caps the raw reply near its budget (`maxBytes` plus the RESP around the
+ * entries) and cuts the page it holds to `maxBytes`; a reply past the cap is dropped with the socket and the page
+ * read again through ioredis by the bounded script (redis-bounded-read.ts), which cuts it in Redis. Where the raw
+ * reader cannot read, a bounded read goes to that script instead of `MULTI`.
  */
 export class CatchUpReader {
-  readonly counters: RedisStoreCounters = { rawReadFallbacks: 0 };
+  readonly counters: RedisStoreCounters = { rawReadFallbacks: 0, rawReadsOverBudget: 0 };
   readonly #command: RedisClient;
+  readonly #bounded: BoundedPageReader;
   readonly #pages: RedisPageConnection | undefined;
   readonly #options: CatchUpReaderOptions;
   /** Whether the current run of fallbacks was reported (a raw read ends the run). */
@@ -51,6 +62,7 @@ export class CatchUpReader {
   constructor(command: RedisClient, options: CatchUpReaderOptions) {
     this.#command = command;
     this.#options = options;
+    this.#bounded = new BoundedPageReader(command);
     if (options.rawReads !== false) {
       const pages = new RedisPageConnection(() => pageTargetOf(command), {
         idleTimeoutMs: options.commandTimeoutMs,
@@ -62,18 +74,46 @@ export class CatchUpReader {
     }
   }
 
-  async read(keys: SessionKeys, sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+  async read(
+    keys: SessionKeys,
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxBytes?: number,
+  ): Promise<StoredPage> {
     const pages = this.#pages;
     if (pages !== undefined) {
-      const raw = await this.#rawPage(pages, keys, sessionId, fromSeq, limit);
+      const raw = await this.#rawPage(pages, keys, sessionId, fromSeq, limit, maxBytes);
+      if (raw === OVER_BUDGET) {
+        this.counters.rawReadsOverBudget++;
+        return this.readBounded(keys, sessionId, fromSeq, limit, maxBytes!);
+      }
       if (raw !== undefined && raw.epochBefore === raw.epochAfter) {
         this.#fallbackReported = false;
-        return storedPage(raw.epochBefore, fromSeq, () => raw);
+        return pageWithinBytes(
+          storedPage(raw.epochBefore, fromSeq, () => raw),
+          maxBytes,
+        );
       }
       if (raw === undefined) this.#fellBack(pages.whyNot);
     }
-    const { epoch, entries } = await this.readInMulti(keys, fromSeq, limit);
-    return storedPage(epoch, fromSeq, () => streamEntryParts(sessionId, fromSeq, entries));
+    if (maxBytes !== undefined) return this.readBounded(keys, sessionId, fromSeq, limit, maxBytes);
+    const { epoch, entries, base } = await this.readInMulti(keys, fromSeq, limit);
+    return storedPage(epoch, fromSeq, () => {
+      checkNotTrimmed(sessionId, fromSeq, base);
+      return streamEntryParts(sessionId, fromSeq, entries);
+    });
+  }
+
+  /** The page through ioredis, cut to `maxBytes` by Redis (redis-bounded-read.ts). */
+  readBounded(
+    keys: SessionKeys,
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxBytes: number,
+  ): Promise<StoredPage> {
+    return this.#options.call(() => this.#bounded.read(keys, sessionId, fromSeq, limit, maxBytes));
   }
 
   readInMulti(keys: SessionKeys, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {
@@ -84,14 +124,27 @@ export class CatchUpReader {
     this.#pages?.close();
   }
 
-  /** A raw page; one over the reply cap is read again in an eighth of the entries (a page may hold fewer). */
+  /**
+   * A raw page. Bounded by bytes: its reply capped near `maxBytes`, `OVER_BUDGET` past it. Otherwise one over the
+   * store's reply cap is read again in an eighth of the entries (a page may hold fewer).
+   */
   async #rawPage(
     pages: RedisPageConnection,
     keys: SessionKeys,
     sessionId: string,
     fromSeq: number,
     limit: number,
-  ): ReturnType<RedisPageConnection['read']> {
+    maxBytes: number | undefined,
+  ): Promise<Awaited<ReturnType<RedisPageConnection['read']>> | typeof OVER_BUDGET> {
+    if (maxBytes !== undefined) {
+      const cap = maxBytes + replyOverhead(limit);
+      try {
+        return await this.#options.call(() => pages.read(keys, sessionId, fromSeq, limit, cap));
+      } catch (error) {
+        if (error instanceof PageTooLarge) return OVER_BUDGET;
+        throw error;
+      }
+    }
     for (let count = limit; ; count = Math.max(1, Math.floor(count / 8))) {
       try {
         return await this.#options.call(() => pages.read(keys, sessionId, fromSeq, count));
@@ -105,9 +158,16 @@ export class CatchUpReader {
     this.counters.rawReadFallbacks++;
     if (this.#fallbackReported) return;
     this.#fallbackReported = true;
-    this.#options.report(new RawReadFallback(`redis: catch-up pages are read through ioredis (MULTI) for now: ${why}`));
+    this.#options.report(
+      new RawReadFallback(
+        `redis: catch-up pages are read through ioredis (MULTI, or the bounded script) for now: ${why}`,
+      ),
+    );
   }
 }
+
+/** A raw reply outgrew its read's byte budget (dropped): the page is read again by the bounded script. */
+const OVER_BUDGET = Symbol('over budget');
 
 /** A session without an epoch reads as empty, whatever its stream holds (its entries are not even checked). */
 function storedPage(epoch: string, firstSeq: number, parts: () => Pick<StoredPage, 'bodies' | 'times'>): StoredPage {

@@ -42,6 +42,8 @@ interface PendingReplies {
   readonly scanner: RespReplyScanner;
   /** When the reply became the one awaited (the first of the queue): its total time counts from there. */
   since: number;
+  /** The reply growing past this many bytes fails the read with `PageTooLarge`. */
+  readonly maxBytes: number;
   /** A login command (AUTH, SELECT): anything but `+OK` fails the connection before a later reply is handed out. */
   readonly login: boolean;
   readonly resolve: (bytes: Buffer) => void;
@@ -76,7 +78,8 @@ const command = (...args: string[]): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
 
 /**
- * A plain socket to the store's Redis for catch-up pages only: `GET epoch`, `XRANGE`, `GET epoch` written in RESP,
+ * A plain socket to the store's Redis for catch-up pages only: `GET epoch`, `XRANGE`, `HGET idem ''` (the base, the
+ * first seq the stream holds), `GET epoch` written in RESP,
  * the replies gathered in one buffer and parsed into the page's bodies (views of it) and times, without the
  * objects ioredis makes per entry (docs/performance.md, "Catch-up reads in raw RESP"). Connects on first use, to
  * the address the command connection is connected to, and again after a failure (after a rest) or after the
@@ -114,16 +117,26 @@ export class RedisPageConnection {
   /**
    * Read a page; undefined when this connection cannot (closed, no target, resting after a failure, or it failed:
    * the caller reads the usual way; `whyNot` says why). No byte for the idle timeout, or a reply not complete
-   * within `maxReadMs`, rejects with `StoreUnavailableError`; replies over `maxReplyBytes` with `PageTooLarge`; an
-   * error reply with a `ReplyError`; a malformed entry with `StoreDataError`.
+   * within `maxReadMs`, rejects with `StoreUnavailableError`; replies over `maxReplyBytes` (or this read's own
+   * `maxReplyBytes`, when lower) with `PageTooLarge`; an error reply with a `ReplyError`; a malformed entry with
+   * `StoreDataError`.
    */
-  async read(keys: SessionKeys, sessionId: string, fromSeq: number, limit: number): Promise<RespPage | undefined> {
+  async read(
+    keys: SessionKeys,
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxReplyBytes = this.#limits.maxReplyBytes,
+  ): Promise<RespPage | undefined> {
     const socket = this.#connected();
     if (socket === undefined) return undefined;
     const epoch = command('GET', keys.epoch);
-    socket.write(`${epoch}${command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit))}${epoch}`);
+    const entries = command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit));
+    // The base (first seq held) after the entries: a trim between the two shows as a base above fromSeq.
+    socket.write(`${epoch}${entries}${command('HGET', keys.idempotency, '')}${epoch}`);
     try {
-      return parsePageReplies(await this.#replies(3, false), sessionId, fromSeq);
+      const cap = Math.min(maxReplyBytes, this.#limits.maxReplyBytes);
+      return parsePageReplies(await this.#replies(4, false, cap), sessionId, fromSeq);
     } catch (error) {
       if (error instanceof RespProtocolError) this.#lost(socket, error.message);
       if (error instanceof PageConnectionLost || error instanceof RespProtocolError) {
@@ -185,9 +198,10 @@ export class RedisPageConnection {
     this.#replies(1, true).catch(() => undefined); // a failure reached the reads queued behind it
   }
 
-  #replies(count: number, login: boolean): Promise<Buffer> {
+  #replies(count: number, login: boolean, maxBytes = this.#limits.maxReplyBytes): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ scanner: new RespReplyScanner(count), since: Date.now(), login, resolve, reject });
+      const scanner = new RespReplyScanner(count);
+      this.#queue.push({ scanner, since: Date.now(), maxBytes, login, resolve, reject });
       this.#progress ??= setTimeout(() => this.#timedOut(), this.#limits.idleTimeoutMs).unref();
     });
   }
@@ -215,8 +229,9 @@ export class RedisPageConnection {
         // once. The hint is capped, so one huge page does not make every later one allocate as much.
         const hint = Math.min(this.#lastReplyBytes, 8 * needed);
         const wanted = Math.max(needed, 2 * this.#data.length, hint);
-        // Never more than the cap allows (a reply past it fails below, with what was buffered).
-        const grown = Buffer.allocUnsafe(Math.min(wanted, Math.max(needed, this.#limits.maxReplyBytes + 1)));
+        // Never more than the awaited reply's cap allows (a reply past it fails below, with what was buffered).
+        const cap = this.#queue[0]?.maxBytes ?? this.#limits.maxReplyBytes;
+        const grown = Buffer.allocUnsafe(Math.min(wanted, Math.max(needed, cap + 1)));
         this.#data.copy(grown, 0, 0, this.#length);
         this.#data = grown;
       }
@@ -234,9 +249,10 @@ export class RedisPageConnection {
       this.#stopProgress();
       return;
     }
-    const { maxReplyBytes, maxReadMs } = this.#limits;
-    if (this.#length > maxReplyBytes) {
-      this.#fail(new PageTooLarge(`redis read: a reply over ${maxReplyBytes} bytes (dropped)`));
+    const { maxReadMs } = this.#limits;
+    // Every byte buffered belongs to the awaited reply: it is not complete (else it was handed out above).
+    if (this.#length > head.maxBytes) {
+      this.#fail(new PageTooLarge(`redis read: a reply over ${head.maxBytes} bytes (dropped)`));
     } else if (Date.now() - head.since > maxReadMs) {
       this.#fail(new StoreUnavailableError(`redis read: the reply was not complete within ${maxReadMs} ms`));
     } else {

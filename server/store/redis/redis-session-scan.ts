@@ -5,8 +5,9 @@ import { epochKeyPattern, sessionIdOfEpochKey } from './redis-keys.ts';
 export type ScanCall = <T>(send: () => Promise<T>) => Promise<T>;
 
 /**
- * Walks the sessions of a store with `SCAN MATCH` on their epoch keys, on every master of a Cluster (one Redis has
- * one). Ids of sessions whose id starts with `sessionPrefix`.
+ * Walks the sessions of a store step by step (retention's sweep) with `SCAN MATCH` on their epoch keys, on every
+ * master of a Cluster in turn (one Redis has one). Ids of sessions whose id starts with `sessionPrefix`. (The admin
+ * listing walks in one go: redis-list.ts.)
  */
 export class SessionScan {
   readonly #redis: RedisClient;
@@ -17,18 +18,6 @@ export class SessionScan {
     this.#redis = redis;
     this.#keyPrefix = keyPrefix;
     this.#call = call;
-  }
-
-  /** Every session id under `sessionPrefix` (admin listing), each once, in no particular order. */
-  async all(sessionPrefix = ''): Promise<string[]> {
-    const sessionIds = new Set<string>(); // SCAN may return a key twice
-    let cursor = '';
-    do {
-      const page = await this.step(cursor, 1000, sessionPrefix);
-      for (const sessionId of page.sessionIds) sessionIds.add(sessionId);
-      cursor = page.cursor;
-    } while (cursor !== '');
-    return [...sessionIds];
   }
 
   /**

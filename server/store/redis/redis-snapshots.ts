@@ -4,12 +4,24 @@ import { validateSessionId } from '../session-id.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { sessionKeys } from './redis-keys.ts';
-import { LEASE_RELEASE_SCRIPT, SNAPSHOT_GET_SCRIPT, SNAPSHOT_PUT_SCRIPT } from './redis-snapshot-scripts.ts';
+import {
+  LEASE_RELEASE_SCRIPT,
+  SNAPSHOT_COUNT_BYTES_SCRIPT,
+  SNAPSHOT_GET_SCRIPT,
+  SNAPSHOT_PUT_SCRIPT,
+} from './redis-snapshot-scripts.ts';
 
 interface SnapshotCommands {
-  shSnapGetBuffer(log: string, epoch: string, snapshot: string): Promise<unknown>;
-  shSnapPut(log: string, epoch: string, snapshot: string, ...args: (string | Buffer)[]): Promise<unknown>;
+  shSnapGetBuffer(log: string, epoch: string, snapshot: string, idempotency: string): Promise<unknown>;
+  shSnapPut(
+    log: string,
+    epoch: string,
+    snapshot: string,
+    idempotency: string,
+    ...args: (string | Buffer)[]
+  ): Promise<unknown>;
   shLeaseRelease(lease: string, owner: string): Promise<unknown>;
+  shSnapCountBytes(epochKey: string, snapshot: string, epoch: string, bytes: string, every: string): Promise<unknown>;
 }
 
 /** Runs one Redis call, mapping its failure to the store's errors (`RedisStore`'s wrapper). */
@@ -22,9 +34,10 @@ export class RedisSnapshots implements SnapshotStore {
   readonly #call: RedisCall;
 
   constructor(redis: RedisClient, prefix: string, call: RedisCall) {
-    redis.defineCommand('shSnapGet', { numberOfKeys: 3, lua: SNAPSHOT_GET_SCRIPT });
-    redis.defineCommand('shSnapPut', { numberOfKeys: 3, lua: SNAPSHOT_PUT_SCRIPT });
+    redis.defineCommand('shSnapGet', { numberOfKeys: 4, lua: SNAPSHOT_GET_SCRIPT });
+    redis.defineCommand('shSnapPut', { numberOfKeys: 4, lua: SNAPSHOT_PUT_SCRIPT });
     redis.defineCommand('shLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    redis.defineCommand('shSnapCountBytes', { numberOfKeys: 2, lua: SNAPSHOT_COUNT_BYTES_SCRIPT });
     this.#redis = redis as RedisClient & SnapshotCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -33,7 +46,7 @@ export class RedisSnapshots implements SnapshotStore {
   async get(sessionId: string): Promise<SnapshotRead> {
     const keys = this.#keys(sessionId);
     const reply = await this.#call('snapshot read', () =>
-      this.#redis.shSnapGetBuffer(keys.log, keys.epoch, keys.snapshot),
+      this.#redis.shSnapGetBuffer(keys.log, keys.epoch, keys.snapshot, keys.idempotency),
     );
     if (!Array.isArray(reply) || reply.length !== 3) throw new StoreDataError('redis snapshot read: unexpected reply');
     const [epoch, length, value] = reply as [Buffer, number, Buffer | null];
@@ -44,7 +57,15 @@ export class RedisSnapshots implements SnapshotStore {
     const keys = this.#keys(sessionId);
     const value = encodeSnapshot(snapshot);
     const reply = await this.#call('snapshot write', () =>
-      this.#redis.shSnapPut(keys.log, keys.epoch, keys.snapshot, snapshot.epoch, String(snapshot.seq), value),
+      this.#redis.shSnapPut(
+        keys.log,
+        keys.epoch,
+        keys.snapshot,
+        keys.idempotency,
+        snapshot.epoch,
+        String(snapshot.seq),
+        value,
+      ),
     );
     return reply === 'written' ? 'written' : 'stale';
   }
@@ -60,6 +81,14 @@ export class RedisSnapshots implements SnapshotStore {
   async release(sessionId: string, owner: string): Promise<void> {
     const keys = this.#keys(sessionId);
     await this.#call('snapshot lease', () => this.#redis.shLeaseRelease(keys.snapshotLease, owner));
+  }
+
+  async countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    const keys = this.#keys(sessionId);
+    const reply = await this.#call('snapshot byte count', () =>
+      this.#redis.shSnapCountBytes(keys.epoch, keys.snapshot, epoch, String(bytes), String(every)),
+    );
+    return reply === 1;
   }
 
   #keys(sessionId: string): ReturnType<typeof sessionKeys> {

@@ -20,21 +20,18 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
+import { decodeStreamEntries } from './redis-entries.ts';
+import { readEntries } from './redis-page-multi.ts';
+import { checkNotTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
+import { RedisTrimmer } from './redis-trim.ts';
 import { toStoreError } from './redis-errors.ts';
-import {
-  checkKeyPrefix,
-  DEFAULT_KEY_PREFIX,
-  sessionIdOfChannel,
-  keysWithCount,
-  sessionDataKeys,
-  sessionKeys,
-  type SessionKeys,
-} from './redis-keys.ts';
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, sessionIdOfChannel, sessionKeys, type SessionKeys } from './redis-keys.ts';
+import { listSessionIds } from './redis-list.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { CatchUpReader } from './redis-catch-up.ts';
 import type { StoreCounters } from '../../metrics.ts';
-import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, deleteScriptArgs, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import {
   connectionReady,
   openRedisConnections,
@@ -54,7 +51,6 @@ import { RedisSnapshots } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import { RedisRetention } from './redis-retention.ts';
-import { SessionScan } from './redis-session-scan.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -101,7 +97,7 @@ export interface RedisStoreOptions {
 
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
-  shHead(log: string, epoch: string): Promise<unknown>;
+  shHead(log: string, epoch: string, idempotency: string): Promise<unknown>;
   shDelete(...args: (string | number)[]): Promise<unknown>;
 }
 
@@ -123,7 +119,7 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
   readonly retention: RetentionStore;
-  readonly #scan: SessionScan;
+  readonly #trimmer: RedisTrimmer;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -158,7 +154,7 @@ export class RedisStore implements EventStore {
     const publish = transport.publishCommand;
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
-    command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shHead', { numberOfKeys: 3, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
@@ -174,7 +170,7 @@ export class RedisStore implements EventStore {
     const call = <T>(operation: string, send: () => Promise<T>): Promise<T> => this.#call(operation, false, send);
     this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
-    this.#scan = new SessionScan(command, this.keyPrefix, (send) => call('list', send));
+    this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => call('trim', send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
@@ -241,12 +237,12 @@ export class RedisStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
-    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !Number.isSafeInteger(reply[1])) {
+    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch, keys.idempotency));
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !reply.slice(1).every(Number.isSafeInteger)) {
       throw new StoreUnavailableError("redis head: the reply is not the head script's");
     }
-    const [epoch, length] = reply as [string, number];
-    return { epoch, headSeq: length - 1 };
+    const [epoch, length, base] = reply as [string, number, number];
+    return base > 0 ? { epoch, headSeq: length - 1, firstSeq: base } : { epoch, headSeq: length - 1 };
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
@@ -331,27 +327,39 @@ export class RedisStore implements EventStore {
     return { epoch: epoch ?? undefined, keys: known };
   }
 
-  /** What a known key committed, and whether it was this batch (compared with the stored events). */
+  /** What a known key committed, and whether it was this batch (its events compared, unless they were trimmed). */
   async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
     const { firstSeq, lastSeq, time } = parseSeqRecord(record);
-    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1);
-    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(request.batches[index]!.events, stored) };
+    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1).catch((error: unknown) => {
+      if (error instanceof StoreTrimmedError) return undefined;
+      throw error;
+    });
+    return {
+      firstSeq,
+      lastSeq,
+      time,
+      sameBatch: stored === undefined || isSameBatch(request.batches[index]!.events, stored),
+    };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
     checkReadRequest(sessionId, fromSeq, limit);
     const keys = sessionKeys(this.keyPrefix, sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const entries = await this.#call('read', false, () =>
-      this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
-    );
-    return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
+    const { entries, base } = await this.#call('read', false, () => readEntries(this.#redis, keys, fromSeq, limit));
+    checkNotTrimmed(sessionId, fromSeq, base);
+    return decodeStreamEntries(sessionId, fromSeq, entries);
+  }
+
+  /** See `EventStore.trim` (redis-trim.ts). */
+  trim(request: TrimRequest): Promise<TrimResult> {
+    return this.#trimmer.trim(request);
   }
 
   /** See `CatchUpReader.read` (redis-catch-up.ts). */
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
-    const keys = await this.#readableKeys(sessionId, fromSeq, limit);
-    return this.#catchUp.read(keys, sessionId, fromSeq, limit);
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
+    const keys = await this.#readableKeys(sessionId, fromSeq, limit, maxBytes);
+    return this.#catchUp.read(keys, sessionId, fromSeq, limit, maxBytes);
   }
 
   /** Counts kept for the metrics: catch-up pages read through ioredis although the raw reader is on. */
@@ -360,8 +368,8 @@ export class RedisStore implements EventStore {
   }
 
   /** The session's keys, once the read is checked and the session's notifications are active (reads wait for it). */
-  async #readableKeys(sessionId: string, fromSeq: number, limit: number): Promise<SessionKeys> {
-    checkReadRequest(sessionId, fromSeq, limit);
+  async #readableKeys(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<SessionKeys> {
+    checkReadRequest(sessionId, fromSeq, limit, maxBytes);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
     return sessionKeys(this.keyPrefix, sessionId);
   }
@@ -379,18 +387,14 @@ export class RedisStore implements EventStore {
     }
   }
 
-  async listSessions(prefix = ''): Promise<string[]> {
-    return this.#scan.all(prefix);
+  /** See redis-list.ts. */
+  listSessions(prefix = ''): Promise<string[]> {
+    return listSessionIds(this.#redis, this.keyPrefix, prefix, (send) => this.#call('list', false, send));
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
-    const keys = this.keys(sessionId);
-    const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(
-        ...keysWithCount([keys.log, keys.epoch, ...sessionDataKeys(keys), keys.expired]),
-        keys.channel,
-      ),
-    );
+    const args = deleteScriptArgs(this.keys(sessionId));
+    const deleted = await this.#call('delete', false, () => this.#redis.shDelete(...args));
     return Number(deleted) > 0;
   }
 
