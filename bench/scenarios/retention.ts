@@ -31,6 +31,39 @@ export interface RetentionBenchResult {
   readonly sweepKeeping: number;
   /** The floor beside it: the `SCAN` alone. */
   readonly scanOnly: number;
+  /** p99 (ms) of one-event commits sent one after the other on the sweeping store, while it expired every session. */
+  readonly appendP99DuringSweep: number;
+  /** The same commits' p99 (ms) with no sweep running, same run. */
+  readonly appendP99Idle: number;
+  readonly appendSamples: number;
+}
+
+/** p99 of `values` (ms). */
+function p99(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.NaN;
+}
+
+/**
+ * Commit one event at a time to one session on `store` (the connection the sweeper uses) until `until` settles, or
+ * `count` times: the latency of each commit (ms).
+ */
+async function commitLatencies(
+  store: RedisStore,
+  until: Promise<unknown> | undefined,
+  count: number,
+): Promise<number[]> {
+  const sessionId = `latency/${randomUUID()}`;
+  const latencies: number[] = [];
+  let done = false;
+  void until?.then(() => (done = true));
+  for (let seq = 0; until === undefined ? seq < count : !done; seq++) {
+    const started = performance.now();
+    const result = await store.commit({ sessionId, expectedSeq: seq, events: [{ type: 'test/event', data: { seq } }] });
+    if (result.status !== 'committed') throw new Error(`a latency commit was ${result.status}`);
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
 }
 
 /** Write `count` sessions of a few events each under `keyPrefix`, with commit time `T0`. */
@@ -123,9 +156,21 @@ export async function runRetention(
     await writeSessions(floorStore, count);
     const sweepKeeping = await timeSweep(store, () => T0 + DAY, 'none', count);
     const scanOnly = await timeScan(redis, floorPrefix, count, false);
-    const sweepExpiring = await timeSweep(store, () => T0 + 31 * DAY, 'all', count);
+    const sweep = timeSweep(store, () => T0 + 31 * DAY, 'all', count);
+    const during = await commitLatencies(store, sweep, 0);
+    const sweepExpiring = await sweep;
+    const idle = await commitLatencies(store, undefined, during.length);
     const scanDelete = await timeScan(redis, floorPrefix, count, true);
-    const raw = { sessions: count, sweepExpiring, scanDelete, sweepKeeping, scanOnly };
+    const raw = {
+      sessions: count,
+      sweepExpiring,
+      scanDelete,
+      sweepKeeping,
+      scanOnly,
+      appendP99DuringSweep: p99(during),
+      appendP99Idle: p99(idle),
+      appendSamples: during.length,
+    };
     return { rows: retentionRows(raw), raw };
   } finally {
     redis.disconnect();
@@ -144,6 +189,16 @@ export function retentionRows(result: RetentionBenchResult): Row[] {
       hub: result.sweepExpiring,
       baselineName: 'SCAN + pipelined DEL',
       baseline: result.scanDelete,
+      target: '',
+      met: null,
+    },
+    {
+      scenario,
+      metric: `p99 of one-event commits on the sweeping store (${result.appendSamples} sequential)`,
+      unit: 'ms',
+      hub: result.appendP99DuringSweep,
+      baselineName: 'the same commits, no sweep',
+      baseline: result.appendP99Idle,
       target: '',
       met: null,
     },

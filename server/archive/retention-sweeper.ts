@@ -37,7 +37,7 @@ export interface RetentionSweeperOptions {
 }
 
 /** Expires run at once per batch of the walk (each is one store call). */
-const EXPIRE_CONCURRENCY = 32;
+const EXPIRE_CONCURRENCY = 8;
 /** The sweep lease lasts at least this long (a node that dies mid-sweep holds it until it lapses). */
 const MIN_LEASE_MS = 30_000;
 
