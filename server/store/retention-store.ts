@@ -56,7 +56,8 @@ export interface ExpireRequest {
   readonly expectedEpoch?: string;
   /**
    * Expire only if the last event was committed at or before this time (epoch ms): a session written to since
-   * the sweeper looked is kept. Omitted: whatever its activity.
+   * the sweeper looked is kept, and so is one whose hot log holds no event (trimmed to nothing). Omitted: whatever
+   * its activity.
    */
   readonly idleSince?: number;
   /** The expiry time written in the tombstone (epoch ms). */
@@ -73,8 +74,11 @@ export type ExpireResult =
       readonly headSeq: number;
       readonly lastActivity: number | undefined;
     }
-  /** Written to after `idleSince`: nothing deleted. */
-  | { readonly status: 'active'; readonly epoch: string; readonly lastActivity: number }
+  /**
+   * Written to after `idleSince`, or its hot log holds no event to tell (trimmed to nothing: its last activity is
+   * not in the store; `lastActivity` undefined): nothing deleted.
+   */
+  | { readonly status: 'active'; readonly epoch: string; readonly lastActivity: number | undefined }
   /** Its epoch is not `expectedEpoch`: nothing deleted. */
   | { readonly status: 'conflict'; readonly epoch: string }
   /** It has no epoch (never written, deleted, or expired already): nothing written. */

@@ -86,6 +86,25 @@ function describeRetentionConformance(name: string, it: BackendTest): void {
       expect(await a.retention.status(never)).toEqual({ status: 'not-expired' });
     });
 
+    it('a trimmed session counts its head from its base; one trimmed to nothing is kept by idleSince', async () => {
+      const sessionId = newSession();
+      const events = committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(4) }));
+      const { epoch } = await a.head(sessionId);
+      expect((await a.trim({ sessionId, epoch, beforeSeq: 2 })).status).toBe('trimmed');
+      expect(await b.retention.activity(sessionId)).toEqual({ epoch, headSeq: 3, lastActivity: events[3]!.time });
+      expect((await a.trim({ sessionId, epoch, beforeSeq: 4 })).status).toBe('trimmed');
+      expect(await b.retention.activity(sessionId)).toEqual({ epoch, headSeq: 3, lastActivity: undefined });
+      const idle = expiry({ idleSince: Date.now() + DAY });
+      expect(await b.retention.expire(sessionId, idle)).toEqual({ status: 'active', epoch, lastActivity: undefined });
+      expect(await b.retention.expire(sessionId, expiry())).toEqual({
+        status: 'expired',
+        epoch,
+        headSeq: 3,
+        lastActivity: undefined,
+      });
+      expect((await a.retention.status(sessionId)).status).toBe('expired');
+    });
+
     it('last activity is the commit time of the last event, also of an imported one', async () => {
       const sessionId = newSession();
       const time = Date.UTC(2024, 0, 2, 3, 4, 5);

@@ -9,7 +9,7 @@ import {
   type SessionScanPage,
 } from '../retention-store.ts';
 import { validateSessionId } from '../session-id.ts';
-import type { MemoryBackend } from './memory-backend.ts';
+import { nextSeqOf, type MemoryBackend } from './memory-backend.ts';
 
 /** The memory engine's retention: tombstones and the sweep lease kept in the backend, with the Redis engine's rules. */
 export class MemoryRetention implements RetentionStore {
@@ -37,7 +37,7 @@ export class MemoryRetention implements RetentionStore {
     const session = this.#backend.peek(sessionId);
     if (session === undefined) return undefined;
     const last = session.events[session.events.length - 1];
-    return { epoch: session.epoch, headSeq: session.events.length - 1, lastActivity: last?.time };
+    return { epoch: session.epoch, headSeq: nextSeqOf(session) - 1, lastActivity: last?.time };
   }
 
   async expire(sessionId: string, request: ExpireRequest): Promise<ExpireResult> {
@@ -48,14 +48,15 @@ export class MemoryRetention implements RetentionStore {
     const { epoch } = session;
     if (request.expectedEpoch !== undefined && request.expectedEpoch !== epoch) return { status: 'conflict', epoch };
     const lastActivity = session.events[session.events.length - 1]?.time;
-    if (request.idleSince !== undefined && lastActivity !== undefined && lastActivity > request.idleSince) {
+    if (request.idleSince !== undefined && (lastActivity === undefined || lastActivity > request.idleSince)) {
       return { status: 'active', epoch, lastActivity };
     }
+    const headSeq = nextSeqOf(session) - 1;
     this.#backend.delete(sessionId); // tells every store on the backend, as a deletion does
     this.#backend.snapshotLeases.delete(sessionId);
     const until = Date.now() + request.tombstoneTtlMs;
     this.#backend.tombstones.set(sessionId, { expiredAt: request.expiredAt, until });
-    return { status: 'expired', epoch, headSeq: session.events.length - 1, lastActivity };
+    return { status: 'expired', epoch, headSeq, lastActivity };
   }
 
   /** The cursor is the index of the next session in the backend's list of ids (`''` to start and when done). */

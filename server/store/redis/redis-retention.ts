@@ -20,7 +20,7 @@ import { ACTIVITY_SCRIPT, EXPIRE_SCRIPT, EXPIRY_STATUS_SCRIPT, SWEEP_LEASE_SCRIP
 interface RetentionCommands {
   shExpire(...args: (string | number)[]): Promise<unknown>;
   shExpiryStatus(epoch: string, tombstone: string): Promise<unknown>;
-  shActivity(epoch: string, log: string): Promise<unknown>;
+  shActivity(epoch: string, log: string, idempotency: string): Promise<unknown>;
   shSweepLease(lease: string, owner: string, ttlMs: number): Promise<unknown>;
   shSweepRelease(lease: string, owner: string): Promise<unknown>;
 }
@@ -49,7 +49,7 @@ export class RedisRetention implements RetentionStore {
   constructor(redis: RedisClient, prefix: string, publish: 'PUBLISH' | 'SPUBLISH', call: RedisCall) {
     redis.defineCommand('shExpire', { lua: withPublishCommand(EXPIRE_SCRIPT, publish) });
     redis.defineCommand('shExpiryStatus', { numberOfKeys: 2, lua: EXPIRY_STATUS_SCRIPT });
-    redis.defineCommand('shActivity', { numberOfKeys: 2, lua: ACTIVITY_SCRIPT });
+    redis.defineCommand('shActivity', { numberOfKeys: 3, lua: ACTIVITY_SCRIPT });
     redis.defineCommand('shSweepLease', { numberOfKeys: 1, lua: SWEEP_LEASE_SCRIPT });
     redis.defineCommand('shSweepRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
     this.#redis = redis as RedisClient & RetentionCommands;
@@ -69,7 +69,7 @@ export class RedisRetention implements RetentionStore {
 
   async activity(sessionId: string): Promise<SessionActivity | undefined> {
     const keys = this.#keys(sessionId);
-    const reply = await this.#call('activity', () => this.#redis.shActivity(keys.epoch, keys.log));
+    const reply = await this.#call('activity', () => this.#redis.shActivity(keys.epoch, keys.log, keys.idempotency));
     if (!Array.isArray(reply) || reply.length !== 3) throw new StoreDataError('redis activity: unexpected reply');
     const [epoch, length, time] = reply as [string, number, string];
     if (epoch === '') return undefined;
@@ -80,7 +80,13 @@ export class RedisRetention implements RetentionStore {
     checkExpireRequest(request);
     const keys = this.#keys(sessionId);
     const args = [
-      ...keysWithCount([keys.epoch, keys.log, keys.expired, ...sessionDataKeys(keys)]),
+      ...keysWithCount([
+        keys.epoch,
+        keys.log,
+        keys.expired,
+        keys.idempotency,
+        ...sessionDataKeys(keys).filter((key) => key !== keys.idempotency),
+      ]),
       request.expectedEpoch ?? '',
       request.idleSince === undefined ? '' : String(request.idleSince),
       String(request.expiredAt),
@@ -93,7 +99,7 @@ export class RedisRetention implements RetentionStore {
     if (status === 'missing') return { status };
     if (status === 'conflict') return { status, epoch };
     const lastActivity = timeOf(time);
-    if (status === 'active' && lastActivity !== undefined) return { status, epoch, lastActivity };
+    if (status === 'active') return { status, epoch, lastActivity };
     if (status === 'expired') return { status, epoch, headSeq: Number(length) - 1, lastActivity };
     throw new StoreDataError(`redis expire: unexpected script reply ${status}`);
   }
