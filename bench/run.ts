@@ -21,6 +21,7 @@ import { runInspectorJoin } from './scenarios/inspector-join.ts';
 import { runListing } from './scenarios/listing.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
+import { runRetention } from './scenarios/retention.ts';
 import { runWarmup } from './scenarios/warmup.ts';
 import { hubTarget } from './hub-target.ts';
 import { runArchiveBackends } from './archive-backends.ts';
@@ -47,6 +48,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   snapshots: (context) => runSnapshotCost(context, log),
   inspector: (context) => runInspectorJoin(context, log),
   listing: (context) => runListing(context, log),
+  retention: (context) => runRetention(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

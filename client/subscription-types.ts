@@ -40,4 +40,5 @@ export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([
   HubErrorCode.BAD_REQUEST,
   HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
   HubErrorCode.DATA_CORRUPTED,
+  HubErrorCode.SESSION_EXPIRED,
 ]);

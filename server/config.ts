@@ -1,4 +1,5 @@
 import type { SnapshotPolicy } from './snapshot/snapshot-policy.ts';
+import type { RetentionConfig } from './archive/retention-rules.ts';
 import { originPolicy, type AllowedOrigins } from './ws/origin-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
 import { hostname } from 'node:os';
@@ -15,6 +16,8 @@ export interface HubConfig {
   readonly store: EventStore;
   /** When projection snapshots are built (docs/operations.md#snapshots); over `DEFAULT_SNAPSHOT_POLICY`. */
   readonly snapshots?: Partial<SnapshotPolicy>;
+  /** Which sessions expire, and when (docs/operations.md#retention). Default: none ever does. */
+  readonly retention?: RetentionConfig;
   /** TCP port; 0 picks a free one. Default 8080. */
   readonly port?: number;
   /** Interface to bind. Default `127.0.0.1`. */

@@ -114,6 +114,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   STORE_UNAVAILABLE: 503,
   SHUTTING_DOWN: 503,
   DATA_CORRUPTED: 500,
+  SESSION_EXPIRED: 410,
   INTERNAL: 500,
 };
 

@@ -27,6 +27,8 @@ import { storeReadLimits } from './limits/store-reads.ts';
 import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
 import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
 import { SnapshotSource } from './snapshot/snapshot-source.ts';
+import { RetentionMetrics } from './archive/retention-metrics.ts';
+import { RetentionSweeper } from './archive/retention-sweeper.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -90,6 +92,15 @@ export function createHub(input: HubConfig): Hub {
     reads,
   });
   const snapshotSource = new SnapshotSource({ store, builder: snapshots, metrics, logger });
+  // Retention: one node at a time sweeps (a lease in the store); every node's metrics show it.
+  const retentionMetrics = new RetentionMetrics(metrics.registry, config.metricsPrefix);
+  const retention = new RetentionSweeper({
+    store,
+    config: input.retention,
+    nodeName,
+    logger,
+    metrics: retentionMetrics,
+  });
   const pipeline = new AppendPipeline({
     store,
     cache,
@@ -145,6 +156,7 @@ export function createHub(input: HubConfig): Hub {
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
   let listening: HubAddress | undefined;
+  retention.start();
 
   const api = createHttpHandler({
     store,
@@ -196,6 +208,7 @@ export function createHub(input: HubConfig): Hub {
     nodeSubscriptions: subscriptionBudget,
     presence,
     snapshots: snapshotSource,
+    retention: store.retention,
     principalRate,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {
@@ -294,6 +307,7 @@ export function createHub(input: HubConfig): Hub {
     await closeSockets();
     channels.closeAll();
     await snapshots.close();
+    await retention.close();
     stopReconnectWatch();
     cache.clear();
     clearInterval(sweepTimer);

@@ -376,6 +376,11 @@ export const HubErrorCode = {
    * `details.seq` = the first seq that could not be read). Needs an operator; resubscribing hits it again.
    */
   DATA_CORRUPTED: 'DATA_CORRUPTED',
+  /**
+   * The session was deleted by the retention rules (idle past its rule): its events are gone. Final: a subscription
+   * ends with it (`sessionId`, `details.expiredAt` in epoch ms), HTTP reads answer 410. An append starts a new log.
+   */
+  SESSION_EXPIRED: 'SESSION_EXPIRED',
   INTERNAL: 'INTERNAL',
 } as const;
 export type HubErrorCode = (typeof HubErrorCode)[keyof typeof HubErrorCode];

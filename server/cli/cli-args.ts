@@ -5,11 +5,17 @@ import type { HubLimits } from '../limits/limits.ts';
 import { parseHostHeader } from '../http/host-policy.ts';
 import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 import { parseRedisFlags, REDIS_FLAG_OPTIONS, redisFlagsUsage, type RedisFlagOptions } from './redis-flags.ts';
+import {
+  parseRetentionFlags,
+  RETENTION_FLAG_OPTIONS,
+  retentionFlagsUsage,
+  type RetentionFlagOptions,
+} from './retention-flags.ts';
 import { parseSnapshotFlags, SNAPSHOT_FLAG_OPTIONS, snapshotFlagsUsage } from './snapshot-flags.ts';
 import type { HubConfig } from '../config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
-export interface ServeOptions extends RedisFlagOptions {
+export interface ServeOptions extends RedisFlagOptions, RetentionFlagOptions {
   readonly port: number;
   readonly host: string;
   /** Redis URL; undefined (and no cluster or sentinels) → the memory engine. */
@@ -84,6 +90,8 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
 ${snapshotFlagsUsage}
+Retention (whole sessions deleted once idle past their rule; reads of one then answer SESSION_EXPIRED):
+${retentionFlagsUsage}
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
   --auth-public-key <file>  PEM SPKI public key: RSA -> RS256, EC P-256 -> ES256 (env AUTH_PUBLIC_KEY_FILE)
@@ -193,7 +201,7 @@ function parseMs(name: string, text: string): number {
 
 /** The limits given by flag (`--max-frame-bytes`) or env (`SESSION_HUB_MAX_FRAME_BYTES`); flags win. */
 function parseLimits(
-  values: Readonly<Record<string, string | boolean | undefined>>,
+  values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>,
   env: Readonly<Record<string, string | undefined>>,
 ): Partial<HubLimits> {
   const limits: Partial<Record<keyof HubLimits, number>> = {};
@@ -230,6 +238,7 @@ export function parseServeArgs(
         'redis-sentinel-name': { type: 'string' },
         'redis-wait-replicas': { type: 'string' },
         ...REDIS_FLAG_OPTIONS,
+        ...RETENTION_FLAG_OPTIONS,
         'key-prefix': { type: 'string' },
         'log-level': { type: 'string' },
         'node-name': { type: 'string' },
@@ -304,6 +313,7 @@ export function parseServeArgs(
   const redisFlags = parseRedisFlags(values, env, redisSentinels !== undefined, (message) => new UsageError(message));
   return {
     ...redisFlags,
+    ...parseRetentionFlags(values, env, (message) => new UsageError(message)),
     port: parsePort(values.port ?? nonEmpty(env['PORT']) ?? '8080'),
     host,
     redisUrl,

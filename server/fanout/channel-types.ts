@@ -17,6 +17,11 @@ export interface ChannelListener {
    * delivered before, so no position is void: the batches that follow continue from seq 0.
    */
   onEpoch(epoch: string): void;
+  /**
+   * The session was expired by retention (its data deleted at `expiredAt`, epoch ms): the subscription ends with
+   * SESSION_EXPIRED instead of a reset to an empty log. A listener without it gets `onReset`.
+   */
+  onExpired?(expiredAt: number): void;
 }
 
 export interface ChannelDeps {

@@ -7,6 +7,7 @@ import type { SessionLocation, SubscriberClaim } from './session-location.ts';
 import { NO_EPOCH, type CommittedBatch, type StoredPage, type StoreWatchHandlers } from '../store/event-store.ts';
 import { skipTrimmed, StoreTrimmedError } from '../store/trimmed-error.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
+import { expiredAtOf } from '../store/retention-store.ts';
 import { endedLog, largestBody, StoreReadSizer } from '../limits/store-reads.ts';
 import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
@@ -363,10 +364,14 @@ export class SessionChannel implements StoreWatchHandlers {
       return true;
     }
     const changed = this.#initialized;
+    // The session lost its epoch: expired by retention (its subscribers end), or deleted or lost (they reset).
+    const lost = changed && head.epoch === NO_EPOCH;
+    const expiredAt = lost ? await expiredAtOf(this.#deps.store.retention, this.sessionId) : undefined;
+    if (this.#closed) return true;
     this.#epoch = head.epoch;
     this.#lastSeq = head.headSeq;
     this.#flags |= INITIALIZED;
-    if (changed) this.#reset(reason);
+    if (changed) this.#reset(expiredAt === undefined ? reason : 'expired (retention)', expiredAt);
     return true;
   }
 
@@ -437,12 +442,13 @@ export class SessionChannel implements StoreWatchHandlers {
     }
   }
 
-  #reset(reason: string): void {
+  #reset(reason: string, expiredAt?: number): void {
     this.#deps.logger.warn({ sessionId: this.sessionId, epoch: this.#epoch, reason }, 'session subscribers reset');
     this.#deps.onReset(this.sessionId, this.#epoch);
     for (const listener of membersOf(this.#listeners)) {
       try {
-        listener.onReset(this.#epoch, reason);
+        if (expiredAt !== undefined && listener.onExpired !== undefined) listener.onExpired(expiredAt);
+        else listener.onReset(this.#epoch, reason);
       } catch (error) {
         this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'subscriber failed on reset');
       }

@@ -10,6 +10,7 @@ import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH } from '../store/event-store.ts';
 import { finalCatchUpError } from './catch-up-failure.ts';
+import { sessionExpiredError } from '../store/retention-store.ts';
 import { endedLog, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
@@ -78,9 +79,7 @@ export function unsubscribedMeanwhile(sessionId: string): HubError {
   return new HubError(HubErrorCode.NOT_SUBSCRIBED, `unsubscribed from ${sessionId} before the subscription started`);
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * One subscriber of one session: catch-up from `fromSeq` by paging the store, then live from the session channel,
@@ -213,6 +212,17 @@ export class Subscription implements ChannelListener {
     this.#sendReset(epoch, reason);
     this.#nextSeq = 0;
     this.#startCatchUp();
+  }
+
+  /** The session was expired by retention: end with SESSION_EXPIRED (final), never a reset to an empty log. */
+  onExpired(expiredAt: number): void {
+    if (this.#state !== 'closed') this.#fail(sessionExpiredError(this.sessionId, expiredAt));
+  }
+
+  /** End the subscription on an error: the owner drops it and tells the client. */
+  #fail(error: HubError): void {
+    this.close();
+    this.#deps.onFailed?.(error);
   }
 
   close(): void {

@@ -20,6 +20,7 @@ import { validateSessionId } from '../store/session-id.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from '../request-url.ts';
 import { snapshotReply } from './snapshot-route.ts';
+import { rethrowUnlessExpired, unlessExpired } from './expired-reads.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 import { listingQuery, listSessionPage, type ArchivedSessionSource } from './session-listing.ts';
 import { patchMetadata } from '../append/metadata-patch.ts';
@@ -91,7 +92,7 @@ export function sessionRoute(
     return {
       route: 'GET /v1/sessions/:id/snapshot',
       allowed: 'GET',
-      run: () => readSnapshot(rawId, url, request, deps),
+      run: () => readSnapshot(rawId, url, request, deps).then((reply) => unlessExpired(deps.store, reply)),
     };
   }
   if (rest.endsWith('/events')) {
@@ -106,7 +107,7 @@ export function sessionRoute(
     return {
       route: 'GET /v1/sessions/:id/events',
       allowed: 'GET,POST',
-      run: () => readEvents(rawId, url, request, deps),
+      run: () => readEvents(rawId, url, request, deps).then((reply) => unlessExpired(deps.store, reply)),
     };
   }
   if (rest.endsWith('/metadata')) {
@@ -120,7 +121,11 @@ export function sessionRoute(
   if (method === 'PATCH') {
     return { route: 'PATCH /v1/sessions/:id', allowed, run: () => writeMetadata(rest, request, deps) };
   }
-  return { route: 'GET /v1/sessions/:id', allowed, run: () => sessionHead(rest, request, deps) };
+  return {
+    route: 'GET /v1/sessions/:id',
+    allowed,
+    run: () => sessionHead(rest, request, deps).then((reply) => unlessExpired(deps.store, reply)),
+  };
 }
 
 function decodeSessionId(rawSessionId: string): string {
@@ -259,7 +264,9 @@ async function readEvents(
   const from = queryIndex(url, 'from', 0);
   const limit = Math.min(queryIndex(url, 'limit', defaultPageLimit), deps.limits.catchUpPageSize);
   if (limit < 1) throw new HubError(HubErrorCode.BAD_REQUEST, 'query parameter "limit" must be at least 1');
-  return eventPageReply({ sessionId, from, limit }, deps);
+  return eventPageReply({ sessionId, from, limit }, deps).catch((error: unknown) =>
+    rethrowUnlessExpired(deps.store, sessionId, error),
+  );
 }
 
 async function appendEvents(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {

@@ -2,6 +2,7 @@ import type { PresenceStore } from './presence-store.ts';
 import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
+import type { RetentionStore } from './retention-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
@@ -203,6 +204,8 @@ export interface EventStore {
   readonly snapshots: SnapshotStore;
   /** Title, labels, creation and lineage of the sessions, kept beside them and deleted with them (metadata-store.ts). */
   readonly metadata: MetadataStore;
+  /** Retention: expiring whole sessions, their tombstones, the sweep lease (see retention-store.ts). */
+  readonly retention: RetentionStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

@@ -8,3 +8,4 @@ export { RedisStore, type RedisStoreOptions } from './redis/redis-store.ts';
 export { DEFAULT_KEY_PREFIX, sessionKeys, type SessionKeys } from './redis/redis-keys.ts';
 export type { StoreErrorReporter } from './watcher-registry.ts';
 export type * from './snapshot-store.ts';
+export type * from './retention-store.ts';

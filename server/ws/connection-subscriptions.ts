@@ -16,6 +16,8 @@ import {
 import { EMPTY_STATE, type SnapshotSource } from '../snapshot/snapshot-source.ts';
 import type { MetadataStore, SessionMetadata } from '../store/metadata-store.ts';
 import { EMPTY_METADATA, isNewerMetadata } from '../../shared/session-metadata.ts';
+import { NO_EPOCH } from '../store/event-store.ts';
+import { refuseExpired, type RetentionStore } from '../store/retention-store.ts';
 
 /** What every connection's subscriptions share: the node's channels, budgets and settings. */
 export interface SubscriptionsContext {
@@ -33,6 +35,8 @@ export interface SubscriptionsContext {
   readonly snapshots?: SnapshotSource;
   /** Where `subscribe` with `metadata: true` reads the session's metadata (absent: no `metadata` frames). */
   readonly metadata?: MetadataStore;
+  /** Tells an expired session (SESSION_EXPIRED) from one never written; absent: no session is ever expired. */
+  readonly retention?: RetentionStore;
 }
 
 /** The connection that holds the subscriptions: where they write, what they log with, and who it is. */
@@ -177,6 +181,8 @@ export class ConnectionSubscriptions {
         context.channels.release(channel, subscription);
         throw unsubscribedMeanwhile(sessionId);
       }
+      // A session without an epoch: never written, or expired (then SESSION_EXPIRED, nothing sent before it).
+      if (channel.epoch === NO_EPOCH) await this.#refuseExpired(sessionId);
       await subscription.start(channel, { requestId: request.id, sessionId, ...start });
       if (this.#get(sessionId) === entry) this.#watch(sessionId, entry, request);
     } catch (error) {
@@ -201,6 +207,7 @@ export class ConnectionSubscriptions {
     if (request.snapshot !== true || snapshots === undefined) return own;
     const { sessionId } = request;
     const served = await snapshots.read(sessionId);
+    if (served.epoch === undefined) await this.#refuseExpired(sessionId);
     if (this.#get(sessionId) !== entry) throw unsubscribedMeanwhile(sessionId);
     const epoch = served.epoch ?? '';
     if (request.epoch !== undefined && request.epoch === served.epoch && served.seq < fromSeq) {
@@ -215,6 +222,11 @@ export class ConnectionSubscriptions {
     this.context.metrics.snapshotReads.inc({ result: 'too_large' });
     this.connection.send({ type: 'snapshot', sessionId, epoch, seq: -1, state: EMPTY_STATE, declined: 'TOO_LARGE' });
     return { fromSeq: 0, epoch: served.epoch };
+  }
+
+  /** Throws SESSION_EXPIRED when retention expired the session. */
+  async #refuseExpired(sessionId: string): Promise<void> {
+    if (this.context.retention !== undefined) await refuseExpired(this.context.retention, sessionId);
   }
 
   /** End a subscription; throws NOT_SUBSCRIBED when there is none. */

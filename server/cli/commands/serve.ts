@@ -175,6 +175,7 @@ async function serve(options: ServeOptions): Promise<number> {
     inspector: options.inspector,
     ...(options.presenceTtlMs === undefined ? {} : { presenceTtlMs: options.presenceTtlMs }),
     ...(options.cacheBytes === undefined ? {} : { sessionCacheBytes: options.cacheBytes }),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
     snapshots: options.snapshots,
   });
   let address: HubAddress;

@@ -44,6 +44,10 @@ export class MemoryBackend {
   readonly snapshots = new Map<string, Uint8Array>();
   /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
+  /** Each expired session's retention tombstone: when it expired, and when the tombstone lapses (epoch ms). */
+  readonly tombstones = new Map<string, { readonly expiredAt: number; readonly until: number }>();
+  /** The retention sweep lease: its holder and when it lapses (epoch ms). */
+  sweepLease: { readonly owner: string; readonly until: number } | undefined;
   /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
   readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
   /** Each session's metadata (deleted with the session). */
@@ -78,10 +82,11 @@ export class MemoryBackend {
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
+    const hadTombstone = this.tombstones.delete(sessionId);
     this.snapshotBytes.delete(sessionId);
     this.metadata.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
-    return deleted;
+    return deleted || hadTombstone;
   }
 
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */

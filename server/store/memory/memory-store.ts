@@ -29,6 +29,8 @@ import { MemorySnapshots } from './memory-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import { MemoryMetadata } from './memory-metadata.ts';
+import type { RetentionStore } from '../retention-store.ts';
+import { MemoryRetention } from './memory-retention.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -51,6 +53,7 @@ export class MemoryStore implements EventStore {
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
   readonly metadata: MetadataStore;
+  readonly retention: RetentionStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -60,6 +63,7 @@ export class MemoryStore implements EventStore {
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
     this.metadata = new MemoryMetadata(this.backend, () => this.#closed);
+    this.retention = new MemoryRetention(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

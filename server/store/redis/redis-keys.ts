@@ -26,6 +26,8 @@ export interface SessionKeys {
   readonly snapshotLease: string;
   /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
   readonly metadata: string;
+  /** String: the session's retention tombstone, its expiry time (epoch ms), with its own expiry (`--expired-ttl`). */
+  readonly expired: string;
 }
 
 /**
@@ -53,7 +55,21 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
     metadata: `${base}meta`,
+    expired: `${base}expired`,
   };
+}
+
+/**
+ * The keys of a session's data besides its epoch and log: what `deleteSession` and retention's `expire` delete
+ * with them (a key added to `SessionKeys` for the session's data goes here too). Not the tombstone.
+ */
+export function sessionDataKeys(keys: SessionKeys): string[] {
+  return [keys.idempotency, keys.snapshot, keys.snapshotLease, keys.metadata];
+}
+
+/** `keys` preceded by their count: the arguments of a script defined without a fixed number of keys. */
+export function keysWithCount(keys: readonly string[]): (string | number)[] {
+  return [keys.length, ...keys];
 }
 
 const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);

@@ -1,3 +1,5 @@
+import { keysWithCount, sessionDataKeys, type SessionKeys } from './redis-keys.ts';
+
 /**
  * The Redis engine's server-side scripts (Redis ≥ 7: `#!lua` shebang, so a script that may write is refused
  * up front under OOM instead of failing half-way). Loaded with ioredis `defineCommand` (EVALSHA, EVAL fallback).
@@ -82,14 +84,19 @@ return {epoch or '', length, base}
 export const DELETED_NOTICE = 'deleted';
 
 /**
- * Delete a session and tell every node. KEYS: 1 log, 2 epoch, 3 idempotency hash, 4 snapshot, 5 metadata.
- * ARGV: 1 channel. Returns the number of keys deleted.
+ * Delete a session and tell every node. KEYS: every key of the session (log, epoch, `sessionDataKeys`, the
+ * retention tombstone). ARGV: 1 channel. Returns the number of keys deleted.
  */
 export const DELETE_SCRIPT = `#!lua flags=allow-oom
-local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+local deleted = redis.call('DEL', unpack(KEYS))
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
 return deleted
 `;
+
+/** The arguments of `DELETE_SCRIPT` (defined without a fixed number of keys) for a session's keys. */
+export function deleteScriptArgs(keys: SessionKeys): (string | number)[] {
+  return [...keysWithCount([keys.log, keys.epoch, ...sessionDataKeys(keys), keys.expired]), keys.channel];
+}
 
 /**
  * `script` publishing with `command`: `PUBLISH` on one Redis, `SPUBLISH` on a Cluster (sharded pub/sub: the notice

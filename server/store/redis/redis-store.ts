@@ -31,7 +31,7 @@ import { listSessionIds } from './redis-list.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { CatchUpReader } from './redis-catch-up.ts';
 import type { StoreCounters } from '../../metrics.ts';
-import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
+import { COMMIT_SCRIPT, DELETE_SCRIPT, deleteScriptArgs, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import {
   connectionReady,
   openRedisConnections,
@@ -51,6 +51,8 @@ import { RedisSnapshots, type RedisCall } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { RedisMetadata } from './redis-metadata.ts';
 import type { MetadataStore } from '../metadata-store.ts';
+import type { RetentionStore } from '../retention-store.ts';
+import { RedisRetention } from './redis-retention.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -98,7 +100,7 @@ export interface RedisStoreOptions {
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
   shHead(log: string, epoch: string, idempotency: string): Promise<unknown>;
-  shDelete(...args: string[]): Promise<unknown>;
+  shDelete(...args: (string | number)[]): Promise<unknown>;
 }
 
 /**
@@ -113,6 +115,7 @@ export class RedisStore implements EventStore {
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly retention: RetentionStore;
   readonly #trimmer: RedisTrimmer;
   readonly metadata: MetadataStore;
   readonly #redis: RedisClient & ScriptCommands;
@@ -150,7 +153,7 @@ export class RedisStore implements EventStore {
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 3, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 5, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
       ...options,
@@ -165,6 +168,7 @@ export class RedisStore implements EventStore {
     const call: RedisCall = (operation, send) => this.#call(operation, false, send);
     this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
     this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
+    this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -381,10 +385,8 @@ export class RedisStore implements EventStore {
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
-    const keys = this.keys(sessionId);
-    const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.metadata, keys.channel),
-    );
+    const args = deleteScriptArgs(this.keys(sessionId));
+    const deleted = await this.#call('delete', false, () => this.#redis.shDelete(...args));
     return Number(deleted) > 0;
   }
 
