@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../shared/index.ts';
-import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
+import { backoffDelay } from '../../shared/backoff.ts';
 import { HubErrorCode } from '../../shared/protocol.ts';
 import { HubError } from '../hub-error.ts';
 import { LiveBatch } from './live-batch.ts';
@@ -13,20 +13,10 @@ import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
 import { addMember, memberCount, membersOf, removeMember, type OneOrSet } from '../one-or-set.ts';
 
 import type { ChannelDeps, ChannelListener } from './channel-types.ts';
+import { CLOSED, FAILED, INITIALIZED, RESYNC_RETRY, SETTLED } from './channel-constants.ts';
 import type { SessionMetadata } from '../store/metadata-store.ts';
 
 export type { ChannelDeps, ChannelListener } from './channel-types.ts';
-
-/** Retry of a resync after a store error: up to 1 s for the first, growing to 10 s while the store keeps failing. */
-const RESYNC_RETRY: BackoffOptions = { initialDelayMs: 1000, maxDelayMs: 10_000, factor: 2 };
-
-/** The settled promise of a channel with nothing queued, and the `ready` of a channel that found its head. */
-const SETTLED: Promise<void> = Promise.resolve();
-
-/** Bits of `SessionChannel.#flags`: the head was read once; the first read failed; the channel was closed. */
-const INITIALIZED = 1;
-const FAILED = 2;
-const CLOSED = 4;
 
 /**
  * One store watch for one session on this node, shared by all its local subscribers. Turns the store's

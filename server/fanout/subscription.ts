@@ -1,56 +1,18 @@
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
-import { HubErrorCode, type ServerMessage } from '../../shared/protocol.ts';
+import { HubErrorCode } from '../../shared/protocol.ts';
+import type { SubscribeParams, SubscriptionDeps } from './subscription-types.ts';
 import { CatchUpFrame, type EventsFrame } from './events-frame.ts';
 import { HubError } from '../hub-error.ts';
 import type { LiveBatch } from './live-batch.ts';
-import type { Logger } from '../logger.ts';
-import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
 import { NO_EPOCH } from '../store/event-store.ts';
 import { finalCatchUpError } from './catch-up-failure.ts';
 import { sessionExpiredError } from '../store/retention-store.ts';
-import { endedLog, StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
+import { endedLog, StoreReadSizer } from '../limits/store-reads.ts';
 
-/** Where a subscription writes (the connection). Frames go out in call order. */
-export interface SubscriberSink {
-  send(message: ServerMessage): void;
-  /** Send an `events` frame: a live batch (its shared, pre-encoded frame) or a catch-up page. */
-  sendBatch(batch: EventsFrame): void;
-  /** The connection's outbound queue is over its bound (a slow consumer): push no more events for now. */
-  readonly behind: boolean;
-  /** Resolves once the outbound queue is under its bound again (or the connection is closing). */
-  whenDrained(): Promise<void>;
-  /** The connection is closing (or cut as a slow consumer): nothing sent reaches the client any more. */
-  readonly closing: boolean;
-}
-
-export interface SubscriptionDeps {
-  readonly sink: SubscriberSink;
-  readonly logger: Logger;
-  readonly metrics: HubMetrics;
-  /** How many events a catch-up read asks for (bounded by bytes: see `StoreReadSizer`). */
-  readonly reads: StoreReadLimits;
-  /**
-   * Bound of one catch-up `events` frame (bytes, about; at least one event each): pages are cut into frames of at
-   * most this. The node's `maxFrameBytes`.
-   */
-  readonly maxFrameBytes: number;
-  readonly maxBufferedLiveEvents: number;
-  /**
-   * The subscription cannot go on (its catch-up read a corrupted stored entry, or seqs trimmed from the log) and has
-   * closed itself: the owner drops it and tells the client `error`.
-   */
-  readonly onFailed?: (error: HubError) => void;
-}
-
-export interface SubscribeParams {
-  readonly requestId: number;
-  readonly sessionId: string;
-  readonly fromSeq: number;
-  readonly epoch: string | undefined;
-}
+export type { SubscribeParams, SubscriberSink, SubscriptionDeps } from './subscription-types.ts';
 
 /** Retry of a failed catch-up read: up to 100 ms for the first, growing to 5 s while the store keeps failing. */
 const CATCH_UP_RETRY: BackoffOptions = { initialDelayMs: 100, maxDelayMs: 5000, factor: 2 };
