@@ -2,6 +2,7 @@ import type { PresenceStore } from './presence-store.ts';
 import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
+import type { RedactionStore } from './redaction-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -187,6 +188,8 @@ export interface EventStore {
   readonly presence: PresenceStore;
   /** Projection snapshots of the sessions, kept beside them and deleted with them (see snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
+  /** Redaction: events' data replaced by placeholders, audited, in one atomic step (see redaction-store.ts). */
+  readonly redactions: RedactionStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

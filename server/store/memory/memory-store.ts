@@ -24,6 +24,8 @@ import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
 import { MemorySnapshots } from './memory-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { RedactionStore } from '../redaction-store.ts';
+import { MemoryRedactions } from './memory-redaction.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -45,6 +47,7 @@ export class MemoryStore implements EventStore {
   readonly backend: MemoryBackend;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly redactions: RedactionStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -53,6 +56,7 @@ export class MemoryStore implements EventStore {
     this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
+    this.redactions = new MemoryRedactions(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

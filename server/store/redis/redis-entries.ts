@@ -127,3 +127,9 @@ export function decodeCommittedMessage(sessionId: string, message: Buffer): Comm
   const events = drafts.map((draft, index) => toSessionEvent(draft, firstSeq + index, time));
   return { sessionId, epoch: header[3]!, events };
 }
+
+/** An idempotency record `first:last:time` (the commit script's) as numbers. */
+export function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
+  const [first, last, time] = text.split(':');
+  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
+}

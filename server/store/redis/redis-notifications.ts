@@ -1,6 +1,7 @@
 import { StoreUnavailableError, type CommittedBatch, type StoreWatchHandlers } from '../event-store.ts';
 import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
+import { REDACTED_NOTICE } from './redis-redaction-scripts.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import { WatcherRegistry } from '../watcher-registry.ts';
@@ -131,9 +132,9 @@ export class RedisNotifications {
     const channel = channelBuffer.toString();
     const sessionId = this.#sessionOfChannel(channel);
     if (sessionId === undefined || this.#bySession.get(sessionId)?.channel !== channel) return; // unsubscribed meanwhile
-    if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+    if (isNotice(message, DELETED_NOTICE) || isNotice(message, REDACTED_NOTICE)) {
       this.#delivered.delete(sessionId);
-      this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
+      this.#watchers.resync([sessionId]); // deleted or redacted: its next head has a new epoch
       return;
     }
     if (this.#isDelivered(sessionId, message)) return;
@@ -157,4 +158,8 @@ export class RedisNotifications {
   #reportError(error: unknown): void {
     this.#report(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+function isNotice(message: Buffer, notice: string): boolean {
+  return message.length === notice.length && message.toString('latin1') === notice;
 }

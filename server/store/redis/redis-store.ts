@@ -20,7 +20,7 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
+import { decodeStreamEntries, parseSeqRecord, type RawStreamEntry } from './redis-entries.ts';
 import { toStoreError } from './redis-errors.ts';
 import {
   checkKeyPrefix,
@@ -53,6 +53,8 @@ import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { RedisSnapshots } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { RedactionStore } from '../redaction-store.ts';
+import { RedisRedactions } from './redis-redaction.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -103,11 +105,6 @@ interface ScriptCommands {
   shDelete(...args: string[]): Promise<unknown>;
 }
 
-function parseSeqRecord(text: string): { firstSeq: number; lastSeq: number; time: number } {
-  const [first, last, time] = text.split(':');
-  return { firstSeq: Number(first), lastSeq: Number(last), time: Number(time) };
-}
-
 /**
  * The production engine: one Redis stream per session (entry id `<seq>-1`), commits by one atomic Lua script,
  * live notifications over pub/sub. See docs/storage.md for the key layout, formats and durability.
@@ -120,6 +117,7 @@ export class RedisStore implements EventStore {
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly redactions: RedactionStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -167,9 +165,9 @@ export class RedisStore implements EventStore {
     this.#replicaWait = replicated?.wait;
     this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
-      this.#call(operation, false, send),
-    );
+    const call = <T>(operation: string, send: () => Promise<T>): Promise<T> => this.#call(operation, false, send);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
+    this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
