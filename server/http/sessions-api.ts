@@ -21,6 +21,7 @@ import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from '../request-url.ts';
 import { snapshotReply } from './snapshot-route.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
+import { redactReply } from './redact-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -61,7 +62,8 @@ const defaultPageLimit = 100;
 
 /**
  * The session routes: `GET /v1/sessions` (admin: list), `GET|DELETE /v1/sessions/:id` (head; admin: delete),
- * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers). Session ids are percent-encoded path segments.
+ * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers),
+ * `POST /v1/sessions/:id/redactions` (redact, redact-route.ts). Session ids are percent-encoded path segments.
  */
 export function sessionRoute(
   method: string,
@@ -85,6 +87,17 @@ export function sessionRoute(
       route: 'GET /v1/sessions/:id/snapshot',
       allowed: 'GET',
       run: () => readSnapshot(rawId, url, request, deps),
+    };
+  }
+  if (rest.endsWith('/redactions')) {
+    const rawId = rest.slice(0, -'/redactions'.length);
+    return {
+      route: 'POST /v1/sessions/:id/redactions',
+      allowed: 'POST',
+      run: async () => {
+        const sessionId = decodeSessionId(rawId);
+        return redactReply(sessionId, await authorize(request, sessionId, 'redact', deps), request, deps);
+      },
     };
   }
   if (rest.endsWith('/events')) {
