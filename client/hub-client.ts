@@ -18,6 +18,7 @@ import type { ConnectionState, TokenSource } from './connection.ts';
 import type { StateCause, StateChange } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
+import { httpBaseOf, requestRedaction, type RedactionReply } from './redact-request.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
@@ -303,6 +304,27 @@ export class HubClient extends Emitter<HubClientEvents> {
     if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
     const list: readonly EventDraft[] = isDraftList(drafts) ? drafts : [drafts];
     return this.#appender.append(sessionId, list, options);
+  }
+
+  /**
+   * Redact events of a session (grant `redact`; admins have it): their data is replaced by placeholders of a valid
+   * shape, an `audit/redaction` event is appended, and every subscriber is reset onto the redacted log (its
+   * subscriptions emit `reset`, then `redacted`). Sent over the hub's HTTP API (the endpoint's `http(s)` twin) with
+   * the client's token. Rejects with the hub's code: FORBIDDEN, SEQ_OUT_OF_RANGE (unknown or future seqs),
+   * BAD_REQUEST (no seqs, too many, an empty or too long reason); nothing is changed then. A retry is harmless.
+   */
+  async redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactionReply> {
+    if (this.#connection.state === 'closed') throw this.#closedError();
+    let token: string | undefined;
+    try {
+      token = await this.#connection.resolveToken();
+    } catch (error) {
+      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    const base = httpBaseOf(this.#connection.url);
+    return requestRedaction(base, token, { sessionId, seqs, reason }, this.#requestTimeoutMs);
   }
 
   /** Close the connection and every subscription; pending appends reject with CLOSED. */
