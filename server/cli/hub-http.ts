@@ -38,6 +38,15 @@ export interface AppendReply {
   readonly duplicate: boolean;
 }
 
+export interface RedactReply {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly seqs: readonly number[];
+  readonly unchanged: readonly number[];
+  readonly cold: readonly number[];
+  readonly auditSeq: number | null;
+}
+
 export interface AppendBody {
   readonly events: readonly object[];
   readonly expectedSeq?: number;
@@ -81,6 +90,11 @@ export class HubHttp {
     const query = prefix === undefined ? '' : `?prefix=${encodeURIComponent(prefix)}`;
     const reply = (await this.#request('GET', `/v1/sessions${query}`)) as { sessions: string[] };
     return reply.sessions;
+  }
+
+  /** Redact events of a session (`POST /v1/sessions/:id/redactions`). */
+  redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/redactions`, { seqs, reason }) as Promise<RedactReply>;
   }
 
   /** Delete a session; resolves false when there was nothing to delete. */
