@@ -39,7 +39,7 @@ export function parseSeqFlags(texts: readonly string[]): number[] {
 
 export const redactCommand = defineCommand({
   name: 'redact',
-  summary: 'replace events\u2019 data by placeholders, audited (redact grant)',
+  summary: 'replace event data by placeholders, audited (redact grant)',
   usage,
   options: { ...HUB_OPTIONS, seq: { type: 'string', multiple: true }, reason: { type: 'string' } },
   argument: '<sessionId>',
