@@ -16,6 +16,7 @@ describe('session-hub serve: arguments', () => {
       lifecycle: 'enforce',
       inspector: true,
       redisRawReads: true,
+      secrets: { mode: 'off', patterns: [] },
     });
   });
 
@@ -56,6 +57,7 @@ describe('session-hub serve: arguments', () => {
       lifecycle: 'enforce',
       inspector: true,
       redisRawReads: true,
+      secrets: { mode: 'off', patterns: [] },
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),
