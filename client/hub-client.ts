@@ -19,12 +19,14 @@ import type { ConnectionState, TokenSource } from './connection.ts';
 import type { StateCause, StateChange } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
+import { requestRedaction, type RedactionReply } from './redact-request.ts';
 import { RequestTracker } from './requests.ts';
 import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
 import { checkPresenceRequest } from './presence.ts';
-import { httpBaseOf, readEventRange, type EventRange } from './read-events.ts';
+import { httpBaseOf } from './http-base.ts';
+import { readEventRange, type EventRange } from './read-events.ts';
 import type { SubscriptionLink } from './subscription.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -223,15 +225,7 @@ export class HubClient extends Emitter<HubClientEvents> {
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(until) || from < 0 || until < from - 1) {
       throw new HubClientError('BAD_REQUEST', `readEvents needs 0 <= from <= until + 1, got ${from}..${until}`);
     }
-    let token: string | undefined;
-    try {
-      token = await this.#connection.resolveToken();
-    } catch (error) {
-      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
-        cause: error,
-      });
-    }
-    const base = httpBaseOf(this.url);
+    const { base, token } = await this.#httpAccess();
     return readEventRange({ baseUrl: base, token, sessionId, from, until, ...options });
   }
 
@@ -350,6 +344,32 @@ export class HubClient extends Emitter<HubClientEvents> {
         }),
     };
     return sendMetadataPatch(link, sessionId, patch, this.#requestTimeoutMs);
+  }
+
+  /**
+   * Redact events of a session (grant `redact`; admins have it): their data is replaced by placeholders of a valid
+   * shape, an `audit/redaction` event is appended, and every subscriber is reset onto the redacted log (its
+   * subscriptions emit `reset`, then `redacted`). Sent over the hub's HTTP API (the endpoint's `http(s)` twin) with
+   * the client's token. Rejects with the hub's code: FORBIDDEN, SEQ_OUT_OF_RANGE (unknown or future seqs),
+   * BAD_REQUEST (no seqs, too many, an empty or too long reason); nothing is changed then. A retry is harmless.
+   */
+  async redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactionReply> {
+    if (this.#connection.state === 'closed') throw this.#closedError();
+    const { base, token } = await this.#httpAccess();
+    return requestRedaction(base, token, { sessionId, seqs, reason }, this.#requestTimeoutMs);
+  }
+
+  /** The hub's HTTP base (the endpoint's `http(s)` twin) and this client's token, for the calls made over HTTP. */
+  async #httpAccess(): Promise<{ base: string; token: string | undefined }> {
+    let token: string | undefined;
+    try {
+      token = await this.#connection.resolveToken();
+    } catch (error) {
+      throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    return { base: httpBaseOf(this.#connection.url), token };
   }
 
   /** Close the connection and every subscription; pending appends reject with CLOSED. */

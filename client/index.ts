@@ -10,6 +10,8 @@ export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode } from './errors.ts';
 export type { HubClientErrorCode, HubClientErrorDetails } from './errors.ts';
+export type { RedactionReply } from './redact-request.ts';
+export type { RedactionAudit } from '../shared/redaction.ts';
 export type { BackoffOptions } from '../shared/backoff.ts';
 export type { TokenSource } from './connection.ts';
 export type { StateChange, StateChangeCode, ConnectFailureKind } from './connect-failure.ts';

@@ -11,14 +11,6 @@ export interface EventRange {
   readonly events: readonly SessionEvent[];
 }
 
-/** The HTTP API's origin and path prefix of a hub WebSocket endpoint (`ws://h:8080/v1/ws` → `http://h:8080`). */
-export function httpBaseOf(wsUrl: string): string {
-  const url = new URL(wsUrl);
-  url.protocol = url.protocol === 'wss:' ? 'https:' : url.protocol === 'ws:' ? 'http:' : url.protocol;
-  const path = url.pathname.endsWith('/v1/ws') ? url.pathname.slice(0, -'/v1/ws'.length) : '';
-  return `${url.origin}${path}`;
-}
-
 const HUB_CODES: ReadonlySet<string> = new Set(Object.values(HubErrorCode));
 
 async function getPage(url: string, token: string | undefined, sessionId: string): Promise<unknown> {

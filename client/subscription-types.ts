@@ -3,6 +3,7 @@ import { HubErrorCode, type SessionMetadata } from '../shared/protocol.ts';
 import type { ProjectionChange } from '../shared/index.ts';
 import type { HubClientError } from './errors.ts';
 import type { PresenceChange } from './presence.ts';
+import type { RedactionAudit } from '../shared/redaction.ts';
 
 /** `pending`: waiting for a connection; `subscribing`: request sent; `catching-up`: replaying stored events;
  * `live`: caught up, receiving new events as they commit; `closed`: for good. */
@@ -17,6 +18,12 @@ export type SubscriptionEvents = {
   live: [headSeq: number];
   /** The session's stored data was replaced (epoch changed): local state was cleared; events follow from seq 0. */
   reset: [epoch: string];
+  /**
+   * An `audit/redaction` event arrived (after its `event`): the events at `audit.seqs` hold placeholders now. Live,
+   * it follows the `reset` that rebuilt the copy from the redacted log; in a catch-up it tells the log's past
+   * redactions (docs/client.md#redaction).
+   */
+  redacted: [audit: RedactionAudit, auditSeq: number];
   /** Who watches the session changed (only with `subscribe(id, { presence: true })`). */
   presence: [change: PresenceChange];
   /** The session's metadata, then each change (only with `subscribe(id, { metadata: true })`). */

@@ -1,4 +1,5 @@
 import type { DerivedMessage, SessionEvent } from '../shared/events.ts';
+import { isRedactionAudit } from '../shared/redaction.ts';
 import type {
   ClientMessage,
   ErrorMessage,
@@ -357,6 +358,7 @@ export class Subscription extends Emitter<SubscriptionEvents> {
       }
       this.emit('event', event);
       if (result.change.kind !== 'unchanged') this.emit('messages', result.change, this.#log.messages);
+      if (isRedactionAudit(event)) this.emit('redacted', event.data, event.seq);
       if (this.#state === 'closed') return;
     }
   }

@@ -70,6 +70,12 @@ export interface HubConfig {
    * logs of extension events that do not follow the run lifecycle). Default `'enforce'`.
    */
   readonly lifecycle?: LifecycleMode;
+  /**
+   * Scanning at append for secrets (docs/security.md#secret-scanning): `mode` `'reject'` refuses an append holding
+   * one (SECRET_DETECTED), `'redact'` replaces each match by `[redacted]` and appends an audit event; `patterns`
+   * are more regular expressions besides the built-in ones (bounded, no nested quantifiers). Default `'off'`.
+   */
+  readonly secrets?: { readonly mode: 'off' | 'redact' | 'reject'; readonly patterns?: readonly string[] };
   /** A cached session unused this long is dropped. Default 60 s. */
   readonly sessionCacheIdleMs?: number;
   /** Times an append is re-validated and retried after another node moved the head (with full-jitter backoff). Default 32. */

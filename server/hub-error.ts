@@ -108,6 +108,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   BATCH_TOO_LARGE: 413,
   EVENT_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  SECRET_DETECTED: 422,
   APPEND_FENCED: 503,
   TOO_MANY_SUBSCRIPTIONS: 429,
   TOO_MANY_CONNECTIONS: 503,
@@ -118,7 +119,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   INTERNAL: 500,
 };
 
-/** HTTP status of an error code (400 unless listed: 401/403/404/409/410/413/415/429/500/503). */
+/** HTTP status of an error code (400 unless listed: 401/403/404/409/410/413/415/422/429/500/503). */
 export function httpStatusOf(code: HubErrorCode): number {
   return httpStatusByCode[code] ?? 400;
 }

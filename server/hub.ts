@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, HubErrorCode } from '../shared/protocol.ts';
-import { AppendPipeline } from './append/pipeline.ts';
+import { AppendPipeline, type AppendPipelineDeps } from './append/pipeline.ts';
 import { resolveConfig, type HubConfig, type ResolvedHubConfig } from './config.ts';
 import type { RequestInfo } from './auth/auth-seam.ts';
 import { Connection, type ConnectionContext, type UpgradeToken } from './ws/connection.ts';
@@ -19,6 +19,8 @@ import { PrincipalRateLimits } from './limits/principal-rate.ts';
 import { requestToken } from './auth/request-token.ts';
 import { ChannelRegistry } from './fanout/channel-registry.ts';
 import { SessionCache } from './append/session-cache.ts';
+import { ScanningPipeline } from './append/scanning-pipeline.ts';
+import { SecretScanner } from '../shared/secret-scan.ts';
 import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
@@ -101,7 +103,7 @@ export function createHub(input: HubConfig): Hub {
     logger,
     metrics: retentionMetrics,
   });
-  const pipeline = new AppendPipeline({
+  const pipelineDeps: AppendPipelineDeps = {
     store,
     cache,
     limits,
@@ -123,7 +125,12 @@ export function createHub(input: HubConfig): Hub {
         if (batch !== undefined) snapshots.observe(batch, bytes ?? 0);
       },
     },
-  });
+  };
+  const secrets = input.secrets;
+  const pipeline =
+    secrets === undefined || secrets.mode === 'off'
+      ? new AppendPipeline(pipelineDeps)
+      : new ScanningPipeline(pipelineDeps, new SecretScanner(secrets));
   const stopReconnectWatch = store.onReconnect(() => {
     logger.info('the store reconnected: cached sessions will be rebuilt from it');
     cache.storeReconnected();

@@ -49,3 +49,5 @@ export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from '.
 export type { LifecycleOptions } from './lifecycle.ts';
 export { LifecycleViolationCode } from './lifecycle-tracker.ts';
 export type { LifecycleViolation } from './lifecycle-tracker.ts';
+export { REDACTED_TEXT, REDACTION_AUDIT_TYPE, isRedactionAudit, redactEventData, redactedSeqsOf } from './redaction.ts';
+export type { RedactionAudit } from './redaction.ts';

@@ -361,6 +361,8 @@ export const HubErrorCode = {
   TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   TOO_MANY_CONNECTIONS: 'TOO_MANY_CONNECTIONS',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** The append holds a secret (`serve --secrets reject`): nothing was stored. */
+  SECRET_DETECTED: 'SECRET_DETECTED',
   /**
    * The append named by `after` failed on this connection with a "retry later" code (STORE_UNAVAILABLE,
    * RATE_LIMITED, APPEND_FENCED) and was not re-sent since: nothing was written, so that a pipelined append never

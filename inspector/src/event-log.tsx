@@ -1,5 +1,7 @@
-// The raw event log: seq, time, type, surface op, a summary; replaced events marked and linked to their replacement.
-import type { SessionEvent } from '../../shared/index.ts';
+// The raw event log: seq, time, type, surface op, a summary; replaced events marked and linked to their replacement,
+// redacted events marked.
+import { useMemo } from 'preact/hooks';
+import { redactedSeqsOf, type SessionEvent } from '../../shared/index.ts';
 import { eventSummary } from './session-model.ts';
 import { VirtualList } from './virtual-list.tsx';
 
@@ -40,6 +42,8 @@ function SeqLink({ seq, onSelect }: { seq: number; onSelect: (seq: number) => vo
 
 export function EventLog(props: EventLogProps) {
   const { events, replacedBy, onSelect } = props;
+  // Seqs whose data a redaction replaced (named by the log's audit/redaction events).
+  const redacted = useMemo(() => redactedSeqsOf(events), [events]);
   return (
     <VirtualList
       count={events.length}
@@ -56,6 +60,7 @@ export function EventLog(props: EventLogProps) {
         const classes = [
           'event-row',
           hiddenBy !== undefined ? 'replaced' : '',
+          redacted.has(event.seq) ? 'redacted' : '',
           props.selected === event.seq ? 'selected' : '',
         ];
         return (
@@ -67,6 +72,11 @@ export function EventLog(props: EventLogProps) {
             </span>
             <SurfaceOp event={event} onSelect={onSelect} />
             <span class="summary">{eventSummary(event)}</span>
+            {redacted.has(event.seq) && (
+              <span class="redacted-mark" title="its data was replaced by a placeholder (audit/redaction)">
+                redacted
+              </span>
+            )}
             {hiddenBy !== undefined && (
               <span class="replaced-by">
                 replaced by <SeqLink seq={hiddenBy} onSelect={onSelect} />

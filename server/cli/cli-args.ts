@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { MAX_SECRET_PATTERNS, secretPatternProblem } from '../../shared/secret-scan.ts';
 import { resolveAuthConfig, type AuthConfig } from '../auth/auth-config.ts';
 import { LOG_LEVELS } from '../logger.ts';
 import type { HubLimits } from '../limits/limits.ts';
@@ -52,6 +53,8 @@ export interface ServeOptions extends RedisFlagOptions, RetentionFlagOptions {
   readonly cacheBytes: number | undefined;
   /** The snapshot policy set by flag or env (the rest keeps the hub's defaults). */
   readonly snapshots: NonNullable<HubConfig['snapshots']>;
+  /** Scanning at append (`--secrets`, `--secret-pattern`; see `HubConfig.secrets`). */
+  readonly secrets: { readonly mode: 'off' | 'redact' | 'reject'; readonly patterns: readonly string[] };
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -87,6 +90,11 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
   --no-inspector       do not serve the web inspector at /inspect (env SESSION_HUB_INSPECTOR=0)
   --cache-bytes <n>    byte budget of the append validation cache (env SESSION_HUB_CACHE_BYTES;
                        default 67108864 = 64 MiB)
+  --secrets <mode>     scan appends for secrets (AWS keys, sk-..., GitHub tokens, bearer tokens, private-key
+                       blocks): redact (replace each match by [redacted], audited), reject (SECRET_DETECTED,
+                       nothing stored) or off (default; env SESSION_HUB_SECRETS)
+  --secret-pattern <re>  one more pattern to scan for (repeatable, at most 32, 256 characters each, no nested
+                       quantifiers)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
 ${snapshotFlagsUsage}
@@ -252,6 +260,8 @@ export function parseServeArgs(
         'presence-ttl-ms': { type: 'string' },
         'cache-bytes': { type: 'string' },
         ...SNAPSHOT_FLAG_OPTIONS,
+        secrets: { type: 'string' },
+        'secret-pattern': { type: 'string', multiple: true },
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -329,15 +339,30 @@ export function parseServeArgs(
     allowedHosts: optional(values['allowed-hosts'] ?? nonEmpty(env['SESSION_HUB_ALLOWED_HOSTS']), parseAllowedHosts),
     metricsPort: optional(values['metrics-port'] ?? nonEmpty(env['SESSION_HUB_METRICS_PORT']), parsePort),
     metricsHost: values['metrics-host'] ?? nonEmpty(env['SESSION_HUB_METRICS_HOST']) ?? host,
-    limits: parseLimits(values, env),
+    limits: parseLimits({ ...values, 'secret-pattern': undefined }, env),
     lifecycle: parseLifecycle(values.lifecycle ?? nonEmpty(env['SESSION_HUB_LIFECYCLE']) ?? 'enforce'),
     inspector: values['no-inspector'] !== true && !['0', 'false', 'no'].includes(env['SESSION_HUB_INSPECTOR'] ?? ''),
     cacheBytes: optional(values['cache-bytes'] ?? nonEmpty(env['SESSION_HUB_CACHE_BYTES']), (text) =>
       parseLimit('--cache-bytes', text),
     ),
+    secrets: parseSecrets(values.secrets ?? nonEmpty(env['SESSION_HUB_SECRETS']) ?? 'off', values['secret-pattern']),
     presenceTtlMs: optional(values['presence-ttl-ms'] ?? nonEmpty(env['SESSION_HUB_PRESENCE_TTL_MS']), (text) =>
       parseMs('presence-ttl-ms', text),
     ),
     snapshots: parseSnapshotFlags(values, env, (message) => new UsageError(message)),
   };
+}
+
+function parseSecrets(mode: string, patterns: readonly string[] | undefined): ServeOptions['secrets'] {
+  if (mode !== 'off' && mode !== 'redact' && mode !== 'reject') {
+    throw new UsageError(`--secrets must be redact, reject or off, got ${JSON.stringify(mode)}`);
+  }
+  const list = patterns ?? [];
+  if (list.length > MAX_SECRET_PATTERNS) throw new UsageError(`at most ${MAX_SECRET_PATTERNS} --secret-pattern`);
+  for (const pattern of list) {
+    const problem = secretPatternProblem(pattern);
+    if (problem !== undefined) throw new UsageError(`--secret-pattern ${JSON.stringify(pattern)} ${problem}`);
+  }
+  if (mode === 'off' && list.length > 0) throw new UsageError('--secret-pattern goes with --secrets redact|reject');
+  return { mode, patterns: list };
 }

@@ -6,6 +6,8 @@ import { tailCommand } from './commands/tail.ts';
 import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
 import { tokenCommand } from './commands/token.ts';
+import { redactCommand } from './commands/redact.ts';
+import { redisPurgeCommand } from './commands/redis-purge.ts';
 import { terminalLine } from './terminal-text.ts';
 import { packageVersion } from './version.ts';
 
@@ -17,6 +19,8 @@ const commands: readonly Command[] = [
   importCommand,
   sessionsCommand,
   rmCommand,
+  redactCommand,
+  redisPurgeCommand,
   tokenCommand,
 ];
 

@@ -42,6 +42,15 @@ export interface AppendReply {
   readonly duplicate: boolean;
 }
 
+export interface RedactReply {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly seqs: readonly number[];
+  readonly unchanged: readonly number[];
+  readonly cold: readonly number[];
+  readonly auditSeq: number | null;
+}
+
 export interface AppendBody {
   readonly events: readonly object[];
   readonly expectedSeq?: number;
@@ -120,6 +129,11 @@ export class HubHttp {
       if (error instanceof HubRequestError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** Redact events of a session (`POST /v1/sessions/:id/redactions`). */
+  redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/redactions`, { seqs, reason }) as Promise<RedactReply>;
   }
 
   /** Delete a session; resolves false when there was nothing to delete. */

@@ -24,6 +24,7 @@ import { rethrowUnlessExpired, unlessExpired } from './expired-reads.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 import { listingQuery, listSessionPage, type ArchivedSessionSource } from './session-listing.ts';
 import { patchMetadata } from '../append/metadata-patch.ts';
+import { redactReply } from './redact-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -68,8 +69,9 @@ const METADATA_BODY_BYTES = 64 * 1024;
 
 /**
  * The session routes: `GET /v1/sessions` (admin: list), `GET|PATCH|DELETE /v1/sessions/:id` (head; metadata;
- * admin: delete), `GET /v1/sessions/:id/metadata`,
- * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers). Session ids are percent-encoded path segments.
+ * admin: delete), `GET /v1/sessions/:id/metadata`, `GET|POST /v1/sessions/:id/events` (page; append),
+ * `GET /v1/sessions/:id/presence` (watchers), `POST /v1/sessions/:id/redactions` (redact, redact-route.ts). Session
+ * ids are percent-encoded path segments.
  */
 export function sessionRoute(
   method: string,
@@ -93,6 +95,17 @@ export function sessionRoute(
       route: 'GET /v1/sessions/:id/snapshot',
       allowed: 'GET',
       run: () => readSnapshot(rawId, url, request, deps).then((reply) => unlessExpired(deps.store, reply)),
+    };
+  }
+  if (rest.endsWith('/redactions')) {
+    const rawId = rest.slice(0, -'/redactions'.length);
+    return {
+      route: 'POST /v1/sessions/:id/redactions',
+      allowed: 'POST',
+      run: async () => {
+        const sessionId = decodeSessionId(rawId);
+        return redactReply(sessionId, await authorize(request, sessionId, 'redact', deps), request, deps);
+      },
     };
   }
   if (rest.endsWith('/events')) {

@@ -5,6 +5,7 @@ import type { SnapshotStore } from './snapshot-store.ts';
 import type { RetentionStore } from './retention-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
+import type { RedactionStore } from './redaction-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -206,6 +207,8 @@ export interface EventStore {
   readonly metadata: MetadataStore;
   /** Retention: expiring whole sessions, their tombstones, the sweep lease (see retention-store.ts). */
   readonly retention: RetentionStore;
+  /** Redaction: events' data replaced by placeholders, audited, in one atomic step (see redaction-store.ts). */
+  readonly redactions: RedactionStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

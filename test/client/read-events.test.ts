@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubClient, HubClientError } from '../../client/index.ts';
-import { httpBaseOf } from '../../client/read-events.ts';
+import { httpBaseOf } from '../../client/http-base.ts';
 import { MemoryStore } from '../../server/index.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 

@@ -17,6 +17,7 @@ describe('session-hub serve: arguments', () => {
       inspector: true,
       redisRawReads: true,
       snapshots: {},
+      secrets: { mode: 'off', patterns: [] },
     });
   });
 
@@ -58,6 +59,7 @@ describe('session-hub serve: arguments', () => {
       inspector: true,
       redisRawReads: true,
       snapshots: {},
+      secrets: { mode: 'off', patterns: [] },
     });
     expect(
       parseServeArgs(['--port', '0', '--redis', 'redis://x:1', '--key-prefix', 'p:', '--log-level', 'debug'], env),

@@ -169,6 +169,7 @@ async function serve(options: ServeOptions): Promise<number> {
     // Each start and stop fact once, on stdout (below); the JSON log on stderr is what happens while it runs.
     logLifecycle: false,
     lifecycle: options.lifecycle,
+    secrets: options.secrets,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     limits: options.limits,

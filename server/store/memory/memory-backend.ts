@@ -89,6 +89,16 @@ export class MemoryBackend {
     return deleted || hadTombstone;
   }
 
+  /**
+   * Put a rewritten session in place of the old one (a redaction: new events and a new epoch), drop its snapshot and
+   * tell every listening store as for a deletion (their watchers re-read under the new epoch).
+   */
+  rewrite(sessionId: string, session: MemorySession): void {
+    this.#sessions.set(sessionId, session);
+    this.snapshots.delete(sessionId);
+    for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
+  }
+
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */
   publish(batch: CommittedBatch): void {
     for (const listener of this.#listeners) queueMicrotask(() => listener.committed(batch));

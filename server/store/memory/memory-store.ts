@@ -31,6 +31,8 @@ import type { MetadataStore } from '../metadata-store.ts';
 import { MemoryMetadata } from './memory-metadata.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import { MemoryRetention } from './memory-retention.ts';
+import type { RedactionStore } from '../redaction-store.ts';
+import { MemoryRedactions } from './memory-redaction.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -54,6 +56,7 @@ export class MemoryStore implements EventStore {
   readonly snapshots: SnapshotStore;
   readonly metadata: MetadataStore;
   readonly retention: RetentionStore;
+  readonly redactions: RedactionStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -64,6 +67,7 @@ export class MemoryStore implements EventStore {
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
     this.metadata = new MemoryMetadata(this.backend, () => this.#closed);
     this.retention = new MemoryRetention(this.backend, () => this.#closed);
+    this.redactions = new MemoryRedactions(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

@@ -3,6 +3,7 @@ import { decodeCommittedMessage, peekNoticeHeader } from './redis-entries.ts';
 import { DELETED_NOTICE } from './redis-scripts.ts';
 import { METADATA_NOTICE_PREFIX } from './redis-metadata-scripts.ts';
 import { metadataOfFields } from './redis-metadata.ts';
+import { REDACTED_NOTICE } from './redis-redaction-scripts.ts';
 import { withTimeout } from '../../../shared/timeout.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import { WatcherRegistry } from '../watcher-registry.ts';
@@ -133,9 +134,9 @@ export class RedisNotifications {
     const channel = channelBuffer.toString();
     const sessionId = this.#sessionOfChannel(channel);
     if (sessionId === undefined || this.#bySession.get(sessionId)?.channel !== channel) return; // unsubscribed meanwhile
-    if (message.length === DELETED_NOTICE.length && message.toString('latin1') === DELETED_NOTICE) {
+    if (isNotice(message, DELETED_NOTICE) || isNotice(message, REDACTED_NOTICE)) {
       this.#delivered.delete(sessionId);
-      this.#watchers.resync([sessionId]); // the session was deleted: its next head has a new epoch
+      this.#watchers.resync([sessionId]); // deleted or redacted: its next head has a new epoch
       return;
     }
     if (message.subarray(0, 2).toString('latin1') === METADATA_NOTICE_PREFIX) {
@@ -173,4 +174,8 @@ export class RedisNotifications {
   #reportError(error: unknown): void {
     this.#report(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+function isNotice(message: Buffer, notice: string): boolean {
+  return message.length === notice.length && message.toString('latin1') === notice;
 }

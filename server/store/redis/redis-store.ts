@@ -53,6 +53,8 @@ import { RedisMetadata } from './redis-metadata.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import { RedisRetention } from './redis-retention.ts';
+import type { RedactionStore } from '../redaction-store.ts';
+import { RedisRedactions } from './redis-redaction.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface RedisStoreOptions {
@@ -118,6 +120,7 @@ export class RedisStore implements EventStore {
   readonly retention: RetentionStore;
   readonly #trimmer: RedisTrimmer;
   readonly metadata: MetadataStore;
+  readonly redactions: RedactionStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -170,6 +173,7 @@ export class RedisStore implements EventStore {
     this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
+    this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {

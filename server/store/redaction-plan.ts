@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { REDACTION_AUDIT_TYPE, redactEventData, type RedactionAudit } from '../../shared/redaction.ts';
+import { decodeEventBody, encodeEventBody } from './codec/event-codec.ts';
+import type { ValidatedDraft } from './event-store.ts';
+
+/** What one redaction rewrites, computed from the stored bodies (both engines). */
+export interface RedactionPlan {
+  /** The seqs whose body changes, ascending. */
+  readonly seqs: number[];
+  /** Their new bodies (placeholders), in the same order. */
+  readonly bodies: Buffer[];
+  /** Their stored bodies now, in the same order (to check nothing changed meanwhile; never written anywhere). */
+  readonly originals: Uint8Array[];
+  /** The seqs whose body is already its placeholder. */
+  readonly unchanged: number[];
+  /** The audit event's draft (undefined when nothing changes). */
+  readonly audit: ValidatedDraft | undefined;
+}
+
+/** The placeholder draft of a stored event: same type, surface op and sources; data redacted. */
+export function redactedDraft(draft: ValidatedDraft): ValidatedDraft {
+  return { ...draft, data: redactEventData(draft.type, draft.data) };
+}
+
+/** `sha256:<hex>` of bodies, each preceded by its length (so the digest names the removed bytes, not a mix). */
+export function bodiesDigest(bodies: readonly Uint8Array[]): string {
+  const hash = createHash('sha256');
+  for (const body of bodies) {
+    hash.update(`${body.byteLength}:`);
+    hash.update(body);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/** The audit event of a redaction. */
+export function auditDraft(by: string, reason: string, seqs: readonly number[], digest: string): ValidatedDraft {
+  const data: RedactionAudit = { by, reason, seqs: [...seqs], digest };
+  return { type: REDACTION_AUDIT_TYPE, data };
+}
+
+/** Plans the redaction of `stored` (seq → stored body, ascending) for `by` and `reason`. */
+export function planRedaction(
+  sessionId: string,
+  stored: readonly { readonly seq: number; readonly body: Uint8Array }[],
+  by: string,
+  reason: string,
+): RedactionPlan {
+  const plan: RedactionPlan = { seqs: [], bodies: [], originals: [], unchanged: [], audit: undefined };
+  for (const { seq, body } of stored) {
+    const redacted = encodeEventBody(redactedDraft(decodeEventBody(body, `${sessionId} seq ${seq}`)));
+    if (redacted.equals(body)) {
+      plan.unchanged.push(seq);
+      continue;
+    }
+    plan.seqs.push(seq);
+    plan.bodies.push(redacted);
+    plan.originals.push(body);
+  }
+  if (plan.seqs.length === 0) return plan;
+  return { ...plan, audit: auditDraft(by, reason, plan.seqs, bodiesDigest(plan.originals)) };
+}

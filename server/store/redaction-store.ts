@@ -1,0 +1,60 @@
+/** Most seqs one redaction may name. */
+export const MAX_REDACTION_SEQS = 10_000;
+/** Longest reason of a redaction, in UTF-16 code units. */
+export const MAX_REDACTION_REASON = 1024;
+/** Longest principal name recorded in the audit event. */
+export const MAX_REDACTION_BY = 256;
+
+export interface RedactionRequest {
+  readonly sessionId: string;
+  /** The seqs whose data to replace by placeholders (any order; repeats count once). */
+  readonly seqs: readonly number[];
+  /** Why (recorded in the audit event): 1 to `MAX_REDACTION_REASON` characters. */
+  readonly reason: string;
+  /** Who asks (recorded in the audit event): the principal's subject. */
+  readonly by: string;
+  /** Redact only in this epoch (else `conflict`, nothing changed). Omitted: the current one. */
+  readonly expectedEpoch?: string;
+}
+
+export type RedactionResult =
+  | {
+      /**
+       * Every requested seq the store holds now carries its placeholder. When `seqs` is not empty the log was
+       * rewritten in one atomic step: those events got their placeholders, the audit event was appended at
+       * `auditSeq`, the snapshot was dropped and the session got a new `epoch` (so every cache, snapshot build and
+       * subscriber positioned in the old one re-reads). When `seqs` is empty nothing was written (a retry).
+       */
+      readonly status: 'redacted';
+      readonly epoch: string;
+      /** The seqs whose data this call replaced, ascending. */
+      readonly seqs: readonly number[];
+      /** Requested seqs that already held their placeholder (redacted before, or nothing to remove). */
+      readonly unchanged: readonly number[];
+      /** Requested seqs below the first event the store holds (moved to a cold tier): not changed here. */
+      readonly cold: readonly number[];
+      /** The audit event's seq; undefined when nothing was written. */
+      readonly auditSeq: number | undefined;
+    }
+  | {
+      /** The session's epoch is not `expectedEpoch`: nothing changed. */
+      readonly status: 'conflict';
+      readonly epoch: string;
+    }
+  | {
+      /** Some seqs are beyond the head (or the session has no events): nothing changed. */
+      readonly status: 'out-of-range';
+      readonly epoch: string;
+      readonly headSeq: number;
+      readonly seqs: readonly number[];
+    };
+
+/**
+ * Redaction (docs/security.md#redaction): replaces the data of some events of a session by placeholders of a valid
+ * shape for their type (`shared/redaction.ts`), keeping each event's seq, type, time, surface op and sources, and
+ * appends an `audit/redaction` event, all in one atomic step. Once `redact` resolves `redacted`, no read of the
+ * store returns the original bodies.
+ */
+export interface RedactionStore {
+  redact(request: RedactionRequest): Promise<RedactionResult>;
+}
