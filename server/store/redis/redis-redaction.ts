@@ -7,7 +7,8 @@ import { checkRedactionRequest } from '../redaction-check.ts';
 import type { RedactionRequest, RedactionResult, RedactionStore } from '../redaction-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { FIELD_BODY } from './redis-entries.ts';
-import { sessionKeys } from './redis-keys.ts';
+import { BASE_FIELD, sessionKeys, type SessionKeys } from './redis-keys.ts';
+import { parseBase } from './redis-trim.ts';
 import { REDACT_SCRIPT } from './redis-redaction-scripts.ts';
 import { withPublishCommand } from './redis-scripts.ts';
 import type { RedisCall } from './redis-snapshots.ts';
@@ -65,7 +66,7 @@ export class RedisRedactions implements RedactionStore {
     const seqs = checkRedactionRequest(request);
     const keys = sessionKeys(this.#prefix, request.sessionId);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const view = await this.#view(keys.log, keys.epoch, seqs);
+      const view = await this.#view(keys, seqs);
       const { epoch, firstHeld, headSeq } = view;
       const expected = request.expectedEpoch ?? NO_EPOCH;
       if (expected !== NO_EPOCH && expected !== epoch) return { status: 'conflict', epoch };
@@ -100,10 +101,14 @@ export class RedisRedactions implements RedactionStore {
     throw new StoreUnavailableError(`redis redact: ${request.sessionId} kept changing under the redaction`);
   }
 
-  /** The epoch, the first and last entry and each requested entry, in one `MULTI` (reads only). */
-  async #view(log: string, epochKey: string, seqs: readonly number[]): Promise<SessionView> {
+  /**
+   * The epoch, the first and last entry, the base (first seq held after a trim: it names the first and last seq of a
+   * stream trimmed empty) and each requested entry, in one `MULTI` (reads only).
+   */
+  async #view(keys: SessionKeys, seqs: readonly number[]): Promise<SessionView> {
+    const { log } = keys;
     const replies = await this.#call('redact', async () => {
-      const transaction = this.#redis.multi().get(epochKey);
+      const transaction = this.#redis.multi().get(keys.epoch).hget(keys.idempotency, BASE_FIELD);
       transaction.xrangeBuffer(log, '-', '+', 'COUNT', 1).xrevrangeBuffer(log, '+', '-', 'COUNT', 1);
       for (const seq of seqs) transaction.xrangeBuffer(log, `${seq}-1`, `${seq}-1`);
       const results = await transaction.exec();
@@ -111,11 +116,18 @@ export class RedisRedactions implements RedactionStore {
       for (const [error] of results) if (error !== null) throw error;
       return results.map(([, result]) => result);
     });
-    const [epoch, first, last, ...entries] = replies as [string | null, Entry[], Entry[], ...Entry[][]];
+    const [epoch, base, first, last, ...entries] = replies as [
+      string | null,
+      string | null,
+      Entry[],
+      Entry[],
+      ...Entry[][],
+    ];
+    const firstHeld = seqOf(first[0]) ?? parseBase(base);
     return {
       epoch: epoch ?? NO_EPOCH,
-      firstHeld: seqOf(first[0]) ?? 0,
-      headSeq: seqOf(last[0]) ?? -1,
+      firstHeld,
+      headSeq: seqOf(last[0]) ?? firstHeld - 1,
       bodies: entries.map((entry) => bodyOf(entry[0])),
     };
   }
