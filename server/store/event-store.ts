@@ -2,6 +2,7 @@ import type { PresenceStore } from './presence-store.ts';
 import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
+import type { TrimRequest, TrimResult } from './trim.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -18,6 +19,11 @@ export interface SessionHead {
   readonly epoch: string;
   /** Seq of the last event, -1 when the session is empty. */
   readonly headSeq: number;
+  /**
+   * The first seq the log holds, present only when events were trimmed from it (`EventStore.trim`): seqs below it
+   * are gone from the store (reads of them throw `StoreTrimmedError`). Absent: the log holds every seq from 0.
+   */
+  readonly firstSeq?: number;
 }
 
 export interface CommitRequest {
@@ -208,7 +214,7 @@ export interface EventStore {
   /**
    * Up to `limit` events with seq ≥ `fromSeq`, ascending, as the log holds them without its epoch: also the events
    * of a log whose epoch key is gone (which `readStoredPage` reads as empty; docs/storage.md). Readers that follow a
-   * session read pages (`readStoredPage`) instead.
+   * session read pages (`readStoredPage`) instead. `fromSeq` below a trimmed log's first seq: `StoreTrimmedError`.
    */
   read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]>;
   /**
@@ -218,8 +224,17 @@ export interface EventStore {
    * store verifies everything but the bodies (contiguous seqs from `fromSeq`, the fields, the time); the bodies are
    * what it holds (see `StoredPage.bodies`). The seam knows nothing of the wire or of decoding: `codec/stored-events.ts`
    * turns the page into events (`readEventPage`), `codec/encoded-page.ts` into msgpack events for frames.
+   * `fromSeq` below the first seq of a trimmed log (of a session with an epoch): `StoreTrimmedError` (`GONE`).
    */
   readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage>;
+  /**
+   * Remove the events below `beforeSeq` from the session's log, in one atomic step, only in the request's epoch
+   * (trim.ts): for the archive (archive, then trim) and retention. Seqs, head and epoch stay; idempotency keys are
+   * kept (a retried append whose events were trimmed is answered as committed, `sameBatch` true, since its events
+   * can no longer be compared). Reads below the new first seq throw `StoreTrimmedError` (code `GONE`). Trimming
+   * below the current first seq changes nothing. Watchers are not told: no event they follow changes.
+   */
+  trim(request: TrimRequest): Promise<TrimResult>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */
@@ -239,7 +254,7 @@ export interface EventStore {
    */
   listSessions(prefix?: string): Promise<string[]>;
   /**
-   * Admin: delete a session's events, epoch and idempotency keys. Its watchers (on every node) get
+   * Admin: delete a session's events, epoch, idempotency keys, snapshot and first seq. Its watchers (on every node) get
    * `onResync()`; it has no epoch until its next commit creates a new one, so clients holding a position are reset.
    * Resolves true when something was deleted.
    */

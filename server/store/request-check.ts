@@ -1,6 +1,7 @@
 import { hasLoneSurrogate } from '../../shared/check-helpers.ts';
 import { isSeq, maxIdempotencyKeyUnits } from '../../shared/protocol-parse.ts';
 import { StoreRequestError, type GroupCommitRequest, type KeyLookupRequest } from './event-store.ts';
+import type { TrimRequest } from './trim.ts';
 import { validateSessionId } from './session-id.ts';
 
 /** Longest accepted idempotency key, in UTF-16 code units. */
@@ -50,4 +51,13 @@ export function checkReadRequest(sessionId: string, fromSeq: number, limit: numb
   validateSessionId(sessionId);
   if (!isSeq(fromSeq)) throw new StoreRequestError('fromSeq must be a non-negative safe integer');
   if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreRequestError('limit must be a positive integer');
+}
+
+/** Throws `StoreRequestError` unless the trim request is well-formed (both engines check the same way). */
+export function checkTrimRequest(request: TrimRequest): void {
+  validateSessionId(request.sessionId);
+  if (typeof request.epoch !== 'string' || request.epoch === '' || request.epoch.length > 64) {
+    throw new StoreRequestError('a trim needs the epoch of the session (1 to 64 characters)');
+  }
+  if (!isSeq(request.beforeSeq)) throw new StoreRequestError('beforeSeq must be a non-negative safe integer');
 }

@@ -3,11 +3,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredPage } from '../../server/store/event-store.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
+import { StoreTrimmedError } from '../../server/store/trimmed-error.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 // Issue 27 §5: the raw RESP page reader keeps the MULTI path (through ioredis) as its reference. Random stream
 // entries (well-formed or not: bodies of any bytes, times good and bad, fields missing, extra or repeated, ids out
-// of sequence) and random reads: both paths give the same page, or both fail with the same kind of error.
+// of sequence), a random base (issue 29: the first seq after a trim) and random reads: both paths give the same
+// page, or both fail with the same kind of error (GONE with the same first seq).
 
 /** One stream entry as written with XADD: its seq offset (ids `<seq>-1`, with gaps when a seq is skipped), fields. */
 const field = fc.oneof(
@@ -45,6 +47,7 @@ async function outcome(read: Promise<StoredPage>): Promise<Outcome> {
       },
     };
   } catch (error) {
+    if (error instanceof StoreTrimmedError) return { error: `${error.name} ${error.firstSeq}` };
     return { error: error instanceof Error ? error.name : String(error) };
   }
 }
@@ -74,7 +77,9 @@ describe('raw RESP pages against MULTI pages', () => {
         fc.boolean(),
         fc.nat({ max: 45 }),
         fc.integer({ min: 1, max: 50 }),
-        async (entries, withEpoch, fromSeq, limit) => {
+        // The base (first seq held after a trim) in the idempotency hash's field '': none, '' (never trimmed), a seq.
+        fc.option(fc.oneof(fc.constant(''), fc.nat({ max: 45 }).map(String)), { nil: undefined }),
+        async (entries, withEpoch, fromSeq, limit, base) => {
           const sessionId = `p${run++}`;
           const keys = raw.keys(sessionId);
           let seq = 0;
@@ -91,6 +96,7 @@ describe('raw RESP pages against MULTI pages', () => {
             seq++;
           }
           if (withEpoch) await admin.set(keys.epoch, `epoch-${sessionId}`);
+          if (base !== undefined) await admin.hset(keys.idempotency, '', base);
           const [fromRaw, fromMulti] = await Promise.all([
             outcome(raw.readStoredPage(sessionId, fromSeq, limit)),
             outcome(multi.readStoredPage(sessionId, fromSeq, limit)),

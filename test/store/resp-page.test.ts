@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StoreDataError } from '../../server/store/event-store.ts';
+import { StoreTrimmedError } from '../../server/store/trimmed-error.ts';
 import { streamEntryParts, type RawStreamEntry } from '../../server/store/redis/redis-entries.ts';
 import {
   parsePageReplies,
@@ -9,7 +10,7 @@ import {
   RespReplyScanner,
 } from '../../server/store/redis/resp-page.ts';
 
-// The catch-up connection reads GET epoch, XRANGE, GET epoch in raw RESP. What it makes of the replies must be
+// The catch-up connection reads GET epoch, XRANGE, HGET idem '' (the base), GET epoch in raw RESP. What it makes of the replies must be
 // what the ioredis path makes of the same entries (`streamEntryParts`), whatever pieces the bytes arrive in.
 
 type Resp = string | null | Resp[] | { error: string };
@@ -60,11 +61,12 @@ describe('catch-up pages in raw RESP', () => {
         fc.nat({ max: 1_000_000 }),
         fc.array(fc.nat({ max: 8_000 }), { maxLength: 12 }),
         fc.option(fc.constantFrom('epoch-1', 'Zx_9-q'), { nil: null }),
-        (texts, fromSeq, cuts, epoch) => {
+        fc.constantFrom(null, '', '0'),
+        (texts, fromSeq, cuts, epoch, base) => {
           const { resp: stream, raw } = entries(texts, fromSeq);
-          const bytes = Buffer.concat([resp(epoch), resp(stream), resp(epoch), resp('next reply')]);
+          const bytes = Buffer.concat([resp(epoch), resp(stream), resp(base), resp(epoch), resp('next reply')]);
           const end = bytes.length - resp('next reply').length;
-          expect(scanInPieces(bytes, 3, cuts)).toBe(end);
+          expect(scanInPieces(bytes, 4, cuts)).toBe(end);
           const page = parsePageReplies(bytes.subarray(0, end), 's', fromSeq);
           // A session without an epoch reads as empty (as on the MULTI path), whatever its stream holds.
           const expected = epoch === null ? { bodies: [], times: [] } : streamEntryParts('s', fromSeq, raw);
@@ -99,7 +101,7 @@ describe('catch-up pages in raw RESP', () => {
         id.toString('latin1'),
         fields.map((f) => f.toString('latin1')),
       ]);
-      const bytes = Buffer.concat([resp('e'), resp(stream), resp('e')]);
+      const bytes = Buffer.concat([resp('e'), resp(stream), resp(''), resp('e')]);
       const thrown = (() => {
         try {
           streamEntryParts('s', 0, raw);
@@ -115,18 +117,44 @@ describe('catch-up pages in raw RESP', () => {
 
   it('reads a session without an epoch as empty without looking at its entries, as the MULTI path does', () => {
     const { resp: corrupt } = entries(['x'], 5); // ids from 5: wrong for a read from 0
-    const bytes = Buffer.concat([resp(null), resp(corrupt), resp(null)]);
+    const bytes = Buffer.concat([resp(null), resp(corrupt), resp('9'), resp(null)]);
     expect(parsePageReplies(bytes, 's', 0)).toEqual({ epochBefore: '', epochAfter: '', bodies: [], times: [] });
-    const refused = Buffer.concat([resp(null), resp({ error: 'WRONGTYPE not a stream' }), resp(null)]);
+    const refused = Buffer.concat([resp(null), resp({ error: 'WRONGTYPE not a stream' }), resp(null), resp(null)]);
     expect(() => parsePageReplies(refused, 's', 0)).toThrow(RespReplyError);
-    expect(() => parsePageReplies(Buffer.concat([resp('e'), resp(corrupt), resp('e')]), 's', 0)).toThrow(
+    expect(() => parsePageReplies(Buffer.concat([resp('e'), resp(corrupt), resp(''), resp('e')]), 's', 0)).toThrow(
       StoreDataError,
     );
   });
 
+  it('throws StoreTrimmedError with the first seq for a read below the base, whatever the entries, in one epoch', () => {
+    const trimmedAt = (bytes: Buffer, fromSeq: number): unknown => {
+      try {
+        parsePageReplies(bytes, 's', fromSeq);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const { resp: fromFive } = entries(['a', 'b'], 5);
+    // Entries from the base on (a read from 2 sees them start at 5), none (all trimmed), or past a gap: all GONE.
+    for (const stream of [fromFive, [], entries(['a'], 9).resp]) {
+      const error = trimmedAt(Buffer.concat([resp('e'), resp(stream), resp('5'), resp('e')]), 2);
+      expect(error).toBeInstanceOf(StoreTrimmedError);
+      expect(error).toMatchObject({ code: 'GONE', firstSeq: 5 });
+    }
+    // From the base on, the page reads as always.
+    const page = parsePageReplies(Buffer.concat([resp('e'), resp(fromFive), resp('5'), resp('e')]), 's', 5);
+    expect(page.bodies.map((bytes) => Buffer.from(bytes).toString())).toEqual(['a', 'b']);
+    // The epoch changed meanwhile: no verdict (the store reads the page again in MULTI).
+    const moved = parsePageReplies(Buffer.concat([resp('e'), resp(fromFive), resp('5'), resp('f')]), 's', 2);
+    expect(moved).toEqual({ epochBefore: 'e', epochAfter: 'f', bodies: [], times: [] });
+    // A base that is not a seq is corrupt data.
+    expect(trimmedAt(Buffer.concat([resp('e'), resp([]), resp('5x'), resp('e')]), 0)).toBeInstanceOf(StoreDataError);
+  });
+
   it('turns an error reply into a ReplyError (the store maps LOADING and the like), and garbage into a protocol error', () => {
-    const loading = Buffer.concat([resp({ error: 'LOADING Redis is loading' }), resp([]), resp(null)]);
-    expect(new RespReplyScanner(3).scan(loading, loading.length)).toBe(loading.length);
+    const loading = Buffer.concat([resp({ error: 'LOADING Redis is loading' }), resp([]), resp(null), resp(null)]);
+    expect(new RespReplyScanner(4).scan(loading, loading.length)).toBe(loading.length);
     expect(() => parsePageReplies(loading, 's', 0)).toThrow(RespReplyError);
     expect(() => parsePageReplies(loading, 's', 0)).toThrow('LOADING Redis is loading');
     expect(() => new RespReplyScanner(1).scan(Buffer.from('?what\r\n'), 7)).toThrow(RespProtocolError);

@@ -12,8 +12,16 @@ export interface IdempotencyRecord {
 /** One session's data in memory: it exists from its first commit until it is deleted. */
 export interface MemorySession {
   readonly epoch: string;
+  /** The events the log holds: `events[i]` has seq `firstSeq + i`. */
   readonly events: SessionEvent[];
+  /** The first seq the log holds: 0, or where the last trim left it (`EventStore.trim`). */
+  firstSeq: number;
   readonly idempotency: Map<string, IdempotencyRecord>;
+}
+
+/** The session's length: its next seq (0 for a session that does not exist). */
+export function nextSeqOf(session: MemorySession | undefined): number {
+  return session === undefined ? 0 : session.firstSeq + session.events.length;
 }
 
 /** What a store hears from its backend: committed batches, and sessions that were deleted. */
@@ -38,7 +46,7 @@ export class MemoryBackend {
   session(sessionId: string): MemorySession {
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = { epoch: newEpoch(), events: [], idempotency: new Map() };
+      session = { epoch: newEpoch(), events: [], firstSeq: 0, idempotency: new Map() };
       this.#sessions.set(sessionId, session);
     }
     return session;

@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '../event-store.ts';
 import { encodeSnapshot, toSnapshotRead } from '../codec/snapshot-codec.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
-import type { MemoryBackend } from './memory-backend.ts';
+import { nextSeqOf, type MemoryBackend } from './memory-backend.ts';
 
 /** The memory engine's snapshots: encoded and verified exactly as the Redis engine's, kept in the backend. */
 export class MemorySnapshots implements SnapshotStore {
@@ -17,7 +17,7 @@ export class MemorySnapshots implements SnapshotStore {
   async get(sessionId: string): Promise<SnapshotRead> {
     this.#check(sessionId);
     const session = this.#backend.peek(sessionId);
-    const headSeq = (session?.events.length ?? 0) - 1;
+    const headSeq = nextSeqOf(session) - 1;
     return toSnapshotRead(session?.epoch, headSeq, this.#backend.snapshots.get(sessionId));
   }
 
@@ -25,10 +25,10 @@ export class MemorySnapshots implements SnapshotStore {
     this.#check(sessionId);
     const session = this.#backend.peek(sessionId);
     if (session === undefined || session.epoch !== snapshot.epoch) return 'stale';
-    if (snapshot.seq >= session.events.length) return 'stale';
+    if (snapshot.seq >= nextSeqOf(session)) return 'stale';
     const stored = this.#backend.snapshots.get(sessionId);
     if (stored !== undefined) {
-      const current = toSnapshotRead(session.epoch, session.events.length - 1, stored);
+      const current = toSnapshotRead(session.epoch, nextSeqOf(session) - 1, stored);
       if (current.status === 'found' && current.snapshot.seq > snapshot.seq) return 'stale';
     }
     this.#backend.snapshots.set(sessionId, encodeSnapshot(snapshot));

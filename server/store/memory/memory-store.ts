@@ -15,7 +15,9 @@ import {
   type StoredPage,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { MemoryBackend, type MemorySession } from './memory-backend.ts';
+import { MemoryBackend, nextSeqOf, type MemorySession } from './memory-backend.ts';
+import { eventsOf, trimSession } from './memory-trim.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
@@ -64,7 +66,8 @@ export class MemoryStore implements EventStore {
     this.#checkOpen();
     validateSessionId(sessionId);
     const session = this.backend.peek(sessionId);
-    return { epoch: session?.epoch ?? NO_EPOCH, headSeq: (session?.events.length ?? 0) - 1 };
+    const head = { epoch: session?.epoch ?? NO_EPOCH, headSeq: nextSeqOf(session) - 1 };
+    return session !== undefined && session.firstSeq > 0 ? { ...head, firstSeq: session.firstSeq } : head;
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
@@ -78,7 +81,7 @@ export class MemoryStore implements EventStore {
     const current = existing?.epoch ?? NO_EPOCH;
     const keys = existing === undefined ? [] : knownKeys(existing, request);
     if (keys.some((known) => known !== undefined)) return { status: 'keys-known', epoch: current, keys };
-    const firstSeq = existing?.events.length ?? 0;
+    const firstSeq = nextSeqOf(existing);
     const expectedEpoch = request.expectedEpoch ?? NO_EPOCH;
     const epochMoved = expectedEpoch !== NO_EPOCH && expectedEpoch !== current;
     if (epochMoved || request.expectedSeq !== firstSeq) {
@@ -116,14 +119,20 @@ export class MemoryStore implements EventStore {
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
     this.#checkOpen();
     checkReadRequest(sessionId, fromSeq, limit);
-    return this.backend.peek(sessionId)?.events.slice(fromSeq, fromSeq + limit) ?? [];
+    return eventsOf(sessionId, this.backend.peek(sessionId), fromSeq, limit);
   }
 
   async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
     this.#checkOpen();
     checkReadRequest(sessionId, fromSeq, limit);
     const session = this.backend.peek(sessionId);
-    return storedPageOf(session?.epoch, fromSeq, session?.events.slice(fromSeq, fromSeq + limit) ?? []);
+    return storedPageOf(session?.epoch, fromSeq, eventsOf(sessionId, session, fromSeq, limit));
+  }
+
+  /** See `EventStore.trim` (memory-trim.ts). */
+  async trim(request: TrimRequest): Promise<TrimResult> {
+    this.#checkOpen();
+    return trimSession(this.backend.peek(request.sessionId), request);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
@@ -178,7 +187,10 @@ function knownKeys(
     const record = batch.idempotencyKey === undefined ? undefined : session.idempotency.get(batch.idempotencyKey);
     if (record === undefined) return undefined;
     const { firstSeq, lastSeq, time } = record;
-    const sameBatch = isSameBatch(batch.events, session.events.slice(firstSeq, lastSeq + 1));
+    // Events trimmed from the log cannot be compared: the key's answer stands.
+    const sameBatch =
+      firstSeq < session.firstSeq ||
+      isSameBatch(batch.events, session.events.slice(firstSeq - session.firstSeq, lastSeq + 1 - session.firstSeq));
     return { firstSeq, lastSeq, time, sameBatch };
   });
 }

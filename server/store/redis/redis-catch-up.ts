@@ -1,4 +1,5 @@
 import type { StoredPage } from '../event-store.ts';
+import { checkNotTrimmed } from '../trimmed-error.ts';
 import type { StoreErrorReporter } from '../watcher-registry.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { streamEntryParts } from './redis-entries.ts';
@@ -72,8 +73,11 @@ export class CatchUpReader {
       }
       if (raw === undefined) this.#fellBack(pages.whyNot);
     }
-    const { epoch, entries } = await this.readInMulti(keys, fromSeq, limit);
-    return storedPage(epoch, fromSeq, () => streamEntryParts(sessionId, fromSeq, entries));
+    const { epoch, entries, base } = await this.readInMulti(keys, fromSeq, limit);
+    return storedPage(epoch, fromSeq, () => {
+      checkNotTrimmed(sessionId, fromSeq, base);
+      return streamEntryParts(sessionId, fromSeq, entries);
+    });
   }
 
   readInMulti(keys: SessionKeys, fromSeq: number, limit: number): ReturnType<typeof readPageInMulti> {

@@ -1,4 +1,5 @@
 import { StoreDataError, StoreUnavailableError } from '../event-store.ts';
+import { StoreTrimmedError } from '../trimmed-error.ts';
 
 /** Redis error replies that mean "not now" rather than "wrong request". */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|OOM|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
@@ -8,7 +9,8 @@ const NOT_SENT = /Stream isn't writeable|Connection is closed/;
 /**
  * Map an ioredis failure to the store's errors: unreachable or busy Redis → `StoreUnavailableError`
  * (`maybeCommitted` when a commit may have reached Redis), a script's XADD refusing an id → `StoreDataError`
- * (the stream was edited by something else), anything else is returned unchanged.
+ * (the stream was edited by something else), anything else (the store's own errors among them) is returned
+ * unchanged.
  */
 export function toStoreError(
   error: unknown,
@@ -17,7 +19,12 @@ export function toStoreError(
   /** On a cluster, a node connection that closed fails its in-flight commands with "Connection is closed" too. */
   closedMayBeSent = false,
 ): unknown {
-  if (!(error instanceof Error) || error instanceof StoreDataError || error instanceof StoreUnavailableError)
+  if (
+    !(error instanceof Error) ||
+    error instanceof StoreDataError ||
+    error instanceof StoreUnavailableError ||
+    error instanceof StoreTrimmedError
+  )
     return error;
   if (error.name === 'ReplyError') {
     if (TRANSIENT_REPLY.test(error.message)) {

@@ -12,7 +12,11 @@ export interface SessionKeys {
   readonly log: string;
   /** String: the session's epoch. */
   readonly epoch: string;
-  /** Hash: idempotency key → `firstSeq:lastSeq:time` (field '' marks the hash as existing). */
+  /**
+   * Hash: idempotency key → `firstSeq:lastSeq:time`. Its field '' (never an idempotency key) marks the hash as
+   * existing and holds the session's base: the first seq the stream holds once events were trimmed from it
+   * (`EventStore.trim`), '' (0) until then. Every script computes the session's length (next seq) as base + `XLEN`.
+   */
   readonly idempotency: string;
   /** Pub/sub channel of committed batches (same tag, so sharded pub/sub can replace it on Cluster). */
   readonly channel: string;

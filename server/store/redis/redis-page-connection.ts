@@ -76,7 +76,8 @@ const command = (...args: string[]): string =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
 
 /**
- * A plain socket to the store's Redis for catch-up pages only: `GET epoch`, `XRANGE`, `GET epoch` written in RESP,
+ * A plain socket to the store's Redis for catch-up pages only: `GET epoch`, `XRANGE`, `HGET idem ''` (the base, the
+ * first seq the stream holds), `GET epoch` written in RESP,
  * the replies gathered in one buffer and parsed into the page's bodies (views of it) and times, without the
  * objects ioredis makes per entry (docs/performance.md, "Catch-up reads in raw RESP"). Connects on first use, to
  * the address the command connection is connected to, and again after a failure (after a rest) or after the
@@ -121,9 +122,11 @@ export class RedisPageConnection {
     const socket = this.#connected();
     if (socket === undefined) return undefined;
     const epoch = command('GET', keys.epoch);
-    socket.write(`${epoch}${command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit))}${epoch}`);
+    const entries = command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit));
+    // The base (first seq held) after the entries: a trim between the two shows as a base above fromSeq.
+    socket.write(`${epoch}${entries}${command('HGET', keys.idempotency, '')}${epoch}`);
     try {
-      return parsePageReplies(await this.#replies(3, false), sessionId, fromSeq);
+      return parsePageReplies(await this.#replies(4, false), sessionId, fromSeq);
     } catch (error) {
       if (error instanceof RespProtocolError) this.#lost(socket, error.message);
       if (error instanceof PageConnectionLost || error instanceof RespProtocolError) {

@@ -1,20 +1,52 @@
+import type { ChainableCommander } from 'ioredis';
 import { StoreUnavailableError } from '../event-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RawStreamEntry } from './redis-entries.ts';
 import type { SessionKeys } from './redis-keys.ts';
+import { parseBase } from './redis-trim.ts';
 
 /**
- * The epoch (`''` when none) and the raw stream entries from `fromSeq`, read atomically through ioredis: `GET` and
- * `XRANGE` in one `MULTI`/`EXEC` (a Lua script doing the same made Redis convert every entry to Lua and back, which
- * cost twice the XRANGE itself). Errors are ioredis's (the store maps them).
+ * The epoch (`''` when none), the raw stream entries from `fromSeq` and the base (the first seq the stream holds,
+ * redis-trim.ts), read atomically through ioredis: `GET`, `XRANGE` and `HGET` in one `MULTI`/`EXEC` (a Lua script
+ * doing the same made Redis convert every entry to Lua and back, which cost twice the XRANGE itself). Errors are
+ * ioredis's (the store maps them).
  */
 export async function readPageInMulti(
   redis: RedisClient,
   keys: SessionKeys,
   fromSeq: number,
   limit: number,
-): Promise<{ epoch: string; entries: RawStreamEntry[] }> {
-  const transaction = redis.multi().getBuffer(keys.epoch).xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit);
+): Promise<{ epoch: string; entries: RawStreamEntry[]; base: number }> {
+  const transaction = redis
+    .multi()
+    .getBuffer(keys.epoch)
+    .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit)
+    .hgetBuffer(keys.idempotency, '');
+  const [rawEpoch, entries, base] = (await execute(transaction)) as [Buffer | null, RawStreamEntry[], Buffer | null];
+  return { epoch: rawEpoch === null ? '' : rawEpoch.toString(), entries, base: parseBase(base) };
+}
+
+/**
+ * The raw stream entries from `fromSeq` and the base, for `EventStore.read` (which reads the log whatever its
+ * epoch): `XRANGE`, then `HGET`, pipelined. Not atomic, and it need not be: a trim only raises the base, so one that
+ * comes between the two shows as a base above `fromSeq` (GONE), and one before the `XRANGE` too. Errors are
+ * ioredis's (the store maps them).
+ */
+export async function readEntries(
+  redis: RedisClient,
+  keys: SessionKeys,
+  fromSeq: number,
+  limit: number,
+): Promise<{ entries: RawStreamEntry[]; base: number }> {
+  const pipeline = redis
+    .pipeline()
+    .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit)
+    .hgetBuffer(keys.idempotency, '');
+  const [entries, base] = (await execute(pipeline)) as [RawStreamEntry[], Buffer | null];
+  return { entries, base: parseBase(base) };
+}
+
+async function execute(transaction: ChainableCommander): Promise<unknown[]> {
   let results: [Error | null, unknown][] | null;
   try {
     results = await transaction.exec();
@@ -23,7 +55,7 @@ export async function readPageInMulti(
     throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
   }
   if (results === null) throw new StoreUnavailableError('redis read: the transaction was discarded');
+  // A command that failed fails the read (the first one: a pipeline's replies after it are of no use).
   for (const [error] of results) if (error !== null) throw error;
-  const [rawEpoch, entries] = results.map(([, result]) => result) as [Buffer | null, RawStreamEntry[]];
-  return { epoch: rawEpoch === null ? '' : rawEpoch.toString(), entries };
+  return results.map(([, result]) => result);
 }

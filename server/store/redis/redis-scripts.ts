@@ -17,10 +17,11 @@
  * commit, like a read, creates nothing.
  * Every commit makes sure the idempotency hash exists (field '', never an idempotency key): on Redis Cluster, a
  * multi-key command on a slot being moved gets TRYAGAIN while any of its keys is missing, so a session with events
- * must have all three keys for its commits to go on through a resharding.
+ * must have all three keys for its commits to go on through a resharding. The same field holds the session's base
+ * (the first seq the stream holds after a trim; '' = 0): the session's length, its next seq, is base + XLEN.
  */
 export const COMMIT_SCRIPT = `#!lua
-local length = redis.call('XLEN', KEYS[1])
+local length = (tonumber(redis.call('HGET', KEYS[3], '')) or 0) + redis.call('XLEN', KEYS[1])
 local epoch = redis.call('GET', KEYS[2])
 local current = epoch or ''
 local batches = tonumber(ARGV[5])
@@ -66,13 +67,15 @@ return {'committed', epoch, time}
 `;
 
 /**
- * Head of a session: its epoch ('' when it has none) and its length. KEYS: 1 log stream, 2 epoch. Reads only
- * (`no-writes`: it runs under OOM and on replicas): a reader never creates anything.
+ * Head of a session: its epoch ('' when it has none), its length (next seq) and its base (first seq held, 0 when
+ * never trimmed). KEYS: 1 log stream, 2 epoch, 3 idempotency hash (field '': the base). Reads only (`no-writes`:
+ * it runs under OOM and on replicas): a reader never creates anything.
  */
 export const HEAD_SCRIPT = `#!lua flags=no-writes
-local length = redis.call('XLEN', KEYS[1])
+local base = tonumber(redis.call('HGET', KEYS[3], '')) or 0
+local length = base + redis.call('XLEN', KEYS[1])
 local epoch = redis.call('GET', KEYS[2])
-return {epoch or '', length}
+return {epoch or '', length, base}
 `;
 
 /** The message published on a session's channel when the session was deleted. */

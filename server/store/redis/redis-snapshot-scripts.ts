@@ -4,26 +4,29 @@
  */
 
 /**
- * Read a snapshot with the session's epoch and length, in one step. KEYS: 1 log, 2 epoch, 3 snapshot hash.
- * Returns {epoch or '', length, value or false}. Reads only.
+ * Read a snapshot with the session's epoch and length (base + XLEN), in one step. KEYS: 1 log, 2 epoch, 3 snapshot
+ * hash, 4 idempotency hash (field '': the base, redis-scripts.ts). Returns {epoch or '', length, value or false}.
+ * Reads only.
  */
 export const SNAPSHOT_GET_SCRIPT = `#!lua flags=no-writes
-local length = redis.call('XLEN', KEYS[1])
+local length = (tonumber(redis.call('HGET', KEYS[4], '')) or 0) + redis.call('XLEN', KEYS[1])
 local epoch = redis.call('GET', KEYS[2])
 local value = redis.call('HGET', KEYS[3], 'v')
 return {epoch or '', length, value}
 `;
 
 /**
- * Write a snapshot if it is still current: the session's epoch is ARGV[1], its log holds seq ARGV[2], and the stored
- * snapshot is not of a later seq of the same epoch. KEYS: 1 log, 2 epoch, 3 snapshot hash. ARGV: 1 epoch, 2 seq,
- * 3 value. Returns 'written' or 'stale'.
+ * Write a snapshot if it is still current: the session's epoch is ARGV[1], its log reaches seq ARGV[2] (base + XLEN
+ * > seq; the event itself may have been trimmed), and the stored snapshot is not of a later seq of the same epoch.
+ * KEYS: 1 log, 2 epoch, 3 snapshot hash, 4 idempotency hash. ARGV: 1 epoch, 2 seq, 3 value. Returns 'written' or
+ * 'stale'.
  */
 export const SNAPSHOT_PUT_SCRIPT = `#!lua
 local epoch = redis.call('GET', KEYS[2])
 if epoch ~= ARGV[1] then return 'stale' end
 local seq = tonumber(ARGV[2])
-if seq >= redis.call('XLEN', KEYS[1]) then return 'stale' end
+local length = (tonumber(redis.call('HGET', KEYS[4], '')) or 0) + redis.call('XLEN', KEYS[1])
+if seq >= length then return 'stale' end
 local stored = redis.call('HMGET', KEYS[3], 'e', 's')
 if stored[1] == epoch and stored[2] and tonumber(stored[2]) > seq then return 'stale' end
 redis.call('HSET', KEYS[3], 'e', epoch, 's', ARGV[2], 'v', ARGV[3])

@@ -7,8 +7,14 @@ import { sessionKeys } from './redis-keys.ts';
 import { LEASE_RELEASE_SCRIPT, SNAPSHOT_GET_SCRIPT, SNAPSHOT_PUT_SCRIPT } from './redis-snapshot-scripts.ts';
 
 interface SnapshotCommands {
-  shSnapGetBuffer(log: string, epoch: string, snapshot: string): Promise<unknown>;
-  shSnapPut(log: string, epoch: string, snapshot: string, ...args: (string | Buffer)[]): Promise<unknown>;
+  shSnapGetBuffer(log: string, epoch: string, snapshot: string, idempotency: string): Promise<unknown>;
+  shSnapPut(
+    log: string,
+    epoch: string,
+    snapshot: string,
+    idempotency: string,
+    ...args: (string | Buffer)[]
+  ): Promise<unknown>;
   shLeaseRelease(lease: string, owner: string): Promise<unknown>;
 }
 
@@ -22,8 +28,8 @@ export class RedisSnapshots implements SnapshotStore {
   readonly #call: RedisCall;
 
   constructor(redis: RedisClient, prefix: string, call: RedisCall) {
-    redis.defineCommand('shSnapGet', { numberOfKeys: 3, lua: SNAPSHOT_GET_SCRIPT });
-    redis.defineCommand('shSnapPut', { numberOfKeys: 3, lua: SNAPSHOT_PUT_SCRIPT });
+    redis.defineCommand('shSnapGet', { numberOfKeys: 4, lua: SNAPSHOT_GET_SCRIPT });
+    redis.defineCommand('shSnapPut', { numberOfKeys: 4, lua: SNAPSHOT_PUT_SCRIPT });
     redis.defineCommand('shLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
     this.#redis = redis as RedisClient & SnapshotCommands;
     this.#prefix = prefix;
@@ -33,7 +39,7 @@ export class RedisSnapshots implements SnapshotStore {
   async get(sessionId: string): Promise<SnapshotRead> {
     const keys = this.#keys(sessionId);
     const reply = await this.#call('snapshot read', () =>
-      this.#redis.shSnapGetBuffer(keys.log, keys.epoch, keys.snapshot),
+      this.#redis.shSnapGetBuffer(keys.log, keys.epoch, keys.snapshot, keys.idempotency),
     );
     if (!Array.isArray(reply) || reply.length !== 3) throw new StoreDataError('redis snapshot read: unexpected reply');
     const [epoch, length, value] = reply as [Buffer, number, Buffer | null];
@@ -44,7 +50,15 @@ export class RedisSnapshots implements SnapshotStore {
     const keys = this.#keys(sessionId);
     const value = encodeSnapshot(snapshot);
     const reply = await this.#call('snapshot write', () =>
-      this.#redis.shSnapPut(keys.log, keys.epoch, keys.snapshot, snapshot.epoch, String(snapshot.seq), value),
+      this.#redis.shSnapPut(
+        keys.log,
+        keys.epoch,
+        keys.snapshot,
+        keys.idempotency,
+        snapshot.epoch,
+        String(snapshot.seq),
+        value,
+      ),
     );
     return reply === 'written' ? 'written' : 'stale';
   }

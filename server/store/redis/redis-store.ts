@@ -20,24 +20,20 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
-import { decodeStreamEntries, type RawStreamEntry } from './redis-entries.ts';
+import { decodeStreamEntries } from './redis-entries.ts';
+import { readEntries } from './redis-page-multi.ts';
+import { checkNotTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
+import { RedisTrimmer } from './redis-trim.ts';
 import { toStoreError } from './redis-errors.ts';
-import {
-  checkKeyPrefix,
-  DEFAULT_KEY_PREFIX,
-  epochKeyPattern,
-  sessionIdOfChannel,
-  sessionIdOfEpochKey,
-  sessionKeys,
-  type SessionKeys,
-} from './redis-keys.ts';
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, sessionIdOfChannel, sessionKeys, type SessionKeys } from './redis-keys.ts';
+import { listSessionIds } from './redis-list.ts';
 import { RedisNotifications } from './redis-notifications.ts';
 import { CatchUpReader } from './redis-catch-up.ts';
 import type { StoreCounters } from '../../metrics.ts';
 import { COMMIT_SCRIPT, DELETE_SCRIPT, HEAD_SCRIPT, withPublishCommand } from './redis-scripts.ts';
 import {
   connectionReady,
-  dataNodes,
   openRedisConnections,
   topologyOf,
   type RedisAuth,
@@ -99,7 +95,7 @@ export interface RedisStoreOptions {
 
 interface ScriptCommands {
   shCommit(...args: (string | Buffer)[]): Promise<unknown>;
-  shHead(log: string, epoch: string): Promise<unknown>;
+  shHead(log: string, epoch: string, idempotency: string): Promise<unknown>;
   shDelete(...args: string[]): Promise<unknown>;
 }
 
@@ -120,6 +116,7 @@ export class RedisStore implements EventStore {
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly #trimmer: RedisTrimmer;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -154,7 +151,7 @@ export class RedisStore implements EventStore {
     const publish = transport.publishCommand;
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
-    command.defineCommand('shHead', { numberOfKeys: 2, lua: HEAD_SCRIPT });
+    command.defineCommand('shHead', { numberOfKeys: 3, lua: HEAD_SCRIPT });
     command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
@@ -170,6 +167,7 @@ export class RedisStore implements EventStore {
     this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
       this.#call(operation, false, send),
     );
+    this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {
@@ -236,12 +234,12 @@ export class RedisStore implements EventStore {
   async head(sessionId: string): Promise<SessionHead> {
     const keys = this.keys(sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch));
-    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !Number.isSafeInteger(reply[1])) {
+    const reply = await this.#call('head', false, () => this.#redis.shHead(keys.log, keys.epoch, keys.idempotency));
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !reply.slice(1).every(Number.isSafeInteger)) {
       throw new StoreUnavailableError("redis head: the reply is not the head script's");
     }
-    const [epoch, length] = reply as [string, number];
-    return { epoch, headSeq: length - 1 };
+    const [epoch, length, base] = reply as [string, number, number];
+    return base > 0 ? { epoch, headSeq: length - 1, firstSeq: base } : { epoch, headSeq: length - 1 };
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
@@ -326,21 +324,33 @@ export class RedisStore implements EventStore {
     return { epoch: epoch ?? undefined, keys: known };
   }
 
-  /** What a known key committed, and whether it was this batch (compared with the stored events). */
+  /** What a known key committed, and whether it was this batch (its events compared, unless they were trimmed). */
   async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
     const { firstSeq, lastSeq, time } = parseSeqRecord(record);
-    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1);
-    return { firstSeq, lastSeq, time, sameBatch: isSameBatch(request.batches[index]!.events, stored) };
+    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1).catch((error: unknown) => {
+      if (error instanceof StoreTrimmedError) return undefined;
+      throw error;
+    });
+    return {
+      firstSeq,
+      lastSeq,
+      time,
+      sameBatch: stored === undefined || isSameBatch(request.batches[index]!.events, stored),
+    };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
     checkReadRequest(sessionId, fromSeq, limit);
     const keys = sessionKeys(this.keyPrefix, sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const entries = await this.#call('read', false, () =>
-      this.#redis.xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit),
-    );
-    return decodeStreamEntries(sessionId, fromSeq, entries as RawStreamEntry[]);
+    const { entries, base } = await this.#call('read', false, () => readEntries(this.#redis, keys, fromSeq, limit));
+    checkNotTrimmed(sessionId, fromSeq, base);
+    return decodeStreamEntries(sessionId, fromSeq, entries);
+  }
+
+  /** See `EventStore.trim` (redis-trim.ts). */
+  trim(request: TrimRequest): Promise<TrimResult> {
+    return this.#trimmer.trim(request);
   }
 
   /** See `CatchUpReader.read` (redis-catch-up.ts). */
@@ -374,23 +384,9 @@ export class RedisStore implements EventStore {
     }
   }
 
-  async listSessions(prefix = ''): Promise<string[]> {
-    const sessionIds: string[] = [];
-    // A cluster's keys are spread over its masters: SCAN each of them.
-    for (const node of dataNodes(this.#redis)) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await this.#call('list', false, () =>
-          node.scan(cursor, 'MATCH', epochKeyPattern(this.keyPrefix, prefix), 'COUNT', 1000),
-        );
-        cursor = next;
-        for (const key of keys) {
-          const sessionId = sessionIdOfEpochKey(this.keyPrefix, key);
-          if (sessionId?.startsWith(prefix) === true) sessionIds.push(sessionId);
-        }
-      } while (cursor !== '0');
-    }
-    return [...new Set(sessionIds)]; // SCAN may return a key twice
+  /** See redis-list.ts. */
+  listSessions(prefix = ''): Promise<string[]> {
+    return listSessionIds(this.#redis, this.keyPrefix, prefix, (send) => this.#call('list', false, send));
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {

@@ -6,7 +6,9 @@
  */
 
 import { StoreDataError, type StoredPage } from '../event-store.ts';
+import { checkNotTrimmed } from '../trimmed-error.ts';
 import { FIELD_BODY, FIELD_TIME, isEntryIdAt, parseTimeAt } from './redis-entries.ts';
+import { parseBase } from './redis-trim.ts';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -133,19 +135,50 @@ export interface RespPage extends Pick<StoredPage, 'bodies' | 'times'> {
 }
 
 /**
- * Parse the replies of `GET epoch`, `XRANGE log <fromSeq>-0 + COUNT n`, `GET epoch`. Entries are checked as
- * `streamEntryParts` checks them (ids `<seq>-1` from `fromSeq` on, fields `e` and `t`): `StoreDataError` on
- * anything else; an error reply throws `RespReplyError`. The bodies are views of `bytes`.
+ * Parse the replies of `GET epoch`, `XRANGE log <fromSeq>-0 + COUNT n`, `HGET idem ''` (the base: the first seq the
+ * stream holds, redis-trim.ts), `GET epoch`. Entries are checked as `streamEntryParts` checks them (ids `<seq>-1`
+ * from `fromSeq` on, fields `e` and `t`): `StoreDataError` on anything else; an error reply throws
+ * `RespReplyError`. With the same epoch before and after, `fromSeq` below the base throws `StoreTrimmedError`
+ * (before the entries' check: a page below the base starts later). The bodies are views of `bytes`.
  */
 export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: number): RespPage {
   const reader = new ReplyReader(bytes);
   const epochBefore = epochText(bytes, reader.bulk());
   if (epochBefore === '') {
     // A session without an epoch reads as empty, whatever its stream holds: its entries are not looked at.
-    if (bytes[reader.pos] === ERROR) reader.header(); // throws the error reply, as MULTI's EXEC would
-    reader.pos += new RespReplyScanner(1).scan(bytes.subarray(reader.pos), bytes.length - reader.pos);
+    skipReply(reader);
+    skipReply(reader);
     return { epochBefore, epochAfter: epochText(bytes, reader.bulk()), bodies: [], times: [] };
   }
+  const entriesAt = reader.pos;
+  let parts: Pick<StoredPage, 'bodies' | 'times'> | undefined;
+  let invalid: unknown;
+  try {
+    parts = parseEntries(reader, sessionId, fromSeq);
+  } catch (error) {
+    if (!(error instanceof StoreDataError)) throw error;
+    invalid = error; // maybe a page below the base: the base says
+    reader.pos = entriesAt;
+    skipReply(reader);
+  }
+  const base = reader.bulk();
+  const epochAfter = epochText(bytes, reader.bulk());
+  if (epochAfter !== epochBefore) return { epochBefore, epochAfter, bodies: [], times: [] }; // read again
+  checkNotTrimmed(sessionId, fromSeq, parseBase(base === undefined ? undefined : bytes.subarray(base[0], base[1])));
+  if (parts === undefined) throw invalid;
+  return { epochBefore, epochAfter, ...parts };
+}
+
+/** Skip one complete reply; an error reply throws, as MULTI's EXEC would. */
+function skipReply(reader: ReplyReader): void {
+  const { bytes } = reader;
+  if (bytes[reader.pos] === ERROR) reader.header();
+  reader.pos += new RespReplyScanner(1).scan(bytes.subarray(reader.pos), bytes.length - reader.pos);
+}
+
+/** The `XRANGE` reply's entries, checked (see `parsePageReplies`). */
+function parseEntries(reader: ReplyReader, sessionId: string, fromSeq: number): Pick<StoredPage, 'bodies' | 'times'> {
+  const { bytes } = reader;
   const count = reader.array();
   const bodies: Buffer[] = [];
   const times: number[] = [];
@@ -177,8 +210,7 @@ export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: numb
     bodies.push(body);
     times.push(time);
   }
-  const epochAfter = epochText(bytes, reader.bulk());
-  return { epochBefore, epochAfter, bodies, times };
+  return { bodies, times };
 }
 
 function epochText(bytes: Buffer, range: [number, number] | undefined): string {

@@ -1,0 +1,37 @@
+import type { SessionEvent } from '../../../shared/index.ts';
+import { checkTrimRequest } from '../request-check.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
+import { checkNotTrimmed } from '../trimmed-error.ts';
+import { nextSeqOf, type MemorySession } from './memory-backend.ts';
+
+/**
+ * `EventStore.trim` of the memory engine, on the session's record (synchronous, so atomic): the events below
+ * `beforeSeq` leave `events`, `firstSeq` moves up. Same answers as the Redis engine's script.
+ */
+export function trimSession(session: MemorySession | undefined, request: TrimRequest): TrimResult {
+  checkTrimRequest(request);
+  const epoch = session?.epoch ?? '';
+  const firstSeq = session?.firstSeq ?? 0;
+  const headSeq = nextSeqOf(session) - 1;
+  const unchanged = { epoch, firstSeq, headSeq, removed: 0 };
+  if (session === undefined || epoch !== request.epoch) return { status: 'conflict', ...unchanged };
+  if (request.beforeSeq > headSeq + 1) return { status: 'beyond-head', ...unchanged };
+  if (request.beforeSeq <= firstSeq) return { status: 'trimmed', ...unchanged };
+  const removed = request.beforeSeq - firstSeq;
+  session.events.splice(0, removed);
+  session.firstSeq = request.beforeSeq;
+  return { status: 'trimmed', epoch, firstSeq: request.beforeSeq, headSeq, removed };
+}
+
+/** Up to `limit` events of the session from `fromSeq`; `StoreTrimmedError` below its first seq. */
+export function eventsOf(
+  sessionId: string,
+  session: MemorySession | undefined,
+  fromSeq: number,
+  limit: number,
+): readonly SessionEvent[] {
+  if (session === undefined) return [];
+  checkNotTrimmed(sessionId, fromSeq, session.firstSeq);
+  const start = fromSeq - session.firstSeq;
+  return session.events.slice(start, start + limit);
+}

@@ -1,0 +1,26 @@
+/**
+ * The Redis engine's trim script (docs/storage.md#trimming). A session's base, the first seq its stream holds, is
+ * the value of field '' of its idempotency hash ('' or absent = 0; redis-keys.ts): a key of its own would be
+ * missing from most sessions, and on a Cluster a script naming a missing key gets TRYAGAIN for as long as the
+ * session's slot is being moved.
+ */
+
+/**
+ * Trim a session's stream below ARGV[2] in its epoch ARGV[1]: `XTRIM MINID <beforeSeq>-0` (entry ids are
+ * `<seq>-1`) and the base set to beforeSeq, in one step. KEYS: 1 log, 2 epoch, 3 idempotency hash.
+ * Returns {status, epoch or '', base, length, removed}: 'trimmed' (also when beforeSeq ≤ base: nothing to do),
+ * 'conflict' (another epoch, or none) or 'beyond-head' (beforeSeq > length); only 'trimmed' with removed > 0 writes.
+ * `allow-oom`: a trim frees memory, so a full Redis must still run it.
+ */
+export const TRIM_SCRIPT = `#!lua flags=allow-oom
+local base = tonumber(redis.call('HGET', KEYS[3], '')) or 0
+local length = base + redis.call('XLEN', KEYS[1])
+local epoch = redis.call('GET', KEYS[2]) or ''
+if epoch == '' or epoch ~= ARGV[1] then return {'conflict', epoch, base, length, 0} end
+local before = tonumber(ARGV[2])
+if before > length then return {'beyond-head', epoch, base, length, 0} end
+if before <= base then return {'trimmed', epoch, base, length, 0} end
+local removed = redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-0', before))
+redis.call('HSET', KEYS[3], '', string.format('%d', before))
+return {'trimmed', epoch, before, length, removed}
+`;

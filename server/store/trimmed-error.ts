@@ -1,0 +1,20 @@
+/**
+ * A read asked for seqs the hot log no longer holds: they were trimmed (archived, or past retention). `firstSeq` is
+ * the first seq the log still holds; a read from there on works. Wire code `GONE` (HTTP 410), with `firstSeq` in
+ * its details: never an empty or gapped page.
+ */
+export class StoreTrimmedError extends Error {
+  override readonly name = 'StoreTrimmedError';
+  readonly code = 'GONE';
+  readonly firstSeq: number;
+
+  constructor(sessionId: string, fromSeq: number, firstSeq: number) {
+    super(`session ${sessionId}: seq ${fromSeq} is gone; its log starts at seq ${firstSeq}`);
+    this.firstSeq = firstSeq;
+  }
+}
+
+/** Throws `StoreTrimmedError` when `fromSeq` is below the log's first seq `firstSeq` (both engines' reads). */
+export function checkNotTrimmed(sessionId: string, fromSeq: number, firstSeq: number): void {
+  if (fromSeq < firstSeq) throw new StoreTrimmedError(sessionId, fromSeq, firstSeq);
+}
