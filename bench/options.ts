@@ -17,6 +17,7 @@ export const SCENARIO_NAMES = [
   'warmup',
   'cluster',
   'join',
+  'fork',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

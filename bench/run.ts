@@ -19,6 +19,7 @@ import { runJoin } from './scenarios/join.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
+import { runFork } from './scenarios/fork.ts';
 import { hubTarget } from './hub-target.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
 
@@ -39,6 +40,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   warmup: (context, hub) => runWarmup(context, hub, log),
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
+  fork: (context) => runFork(context),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

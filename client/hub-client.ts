@@ -19,6 +19,7 @@ import type { StateCause, StateChange } from './connect-failure.ts';
 import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { RequestTracker } from './requests.ts';
+import { sendFork, type ForkOptions, type ForkResult } from './fork-request.ts';
 import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
@@ -303,6 +304,37 @@ export class HubClient extends Emitter<HubClientEvents> {
     if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
     const list: readonly EventDraft[] = isDraftList(drafts) ? drafts : [drafts];
     return this.#appender.append(sessionId, list, options);
+  }
+
+  /**
+   * Fork `sessionId` at `atSeq` (docs/client.md#forks): a new session sharing its events 0..`atSeq`, without copying
+   * them. Needs `read` on the source and `append` on the new id. Rejects with FORK_INSIDE_TURN when `atSeq` is inside
+   * a turn (unless `repair`), FORK_TARGET_EXISTS, SEQ_OUT_OF_RANGE, FORK_TOO_DEEP, FORBIDDEN, TIMEOUT.
+   */
+  fork(sessionId: string, atSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
+    if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
+    const timeoutMs =
+      options.timeoutMs === undefined ? this.#requestTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
+    const { newId, repair } = options;
+    const link = {
+      requests: this.#requests,
+      send: (message: Parameters<Connection['send']>[0]) => this.#connection.send(message),
+      connected: () => this.#whenConnected(),
+    };
+    const request = { sessionId, atSeq, ...(newId === undefined ? {} : { newId }), ...(repair ? { repair } : {}) };
+    return sendFork(link, request, timeoutMs);
+  }
+
+  #whenConnected(): Promise<void> {
+    if (this.#connection.state === 'connected') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const stop = this.on('state', (next) => {
+        if (next === 'connected') resolve();
+        else if (next === 'closed') reject(this.#closedError());
+        else return;
+        stop();
+      });
+    });
   }
 
   /** Close the connection and every subscription; pending appends reject with CLOSED. */

@@ -67,6 +67,10 @@ export function toHubError(error: unknown): HubError {
       cause: error,
     });
   }
+  for (const code of [HubErrorCode.HAS_FORKS, HubErrorCode.FORK_PARENT_CHANGED]) {
+    // The store's StoreHasForksError and StoreForkParentError (forks, server/store/fork-store.ts).
+    if (error instanceof Error && hasCode(error, code)) return new HubError(code, error.message);
+  }
   if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
   if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   return new HubError(HubErrorCode.INTERNAL, 'internal error', undefined, { cause: error });
@@ -88,6 +92,11 @@ export function errorMessage(error: HubError, id?: number, sessionId?: string): 
 const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   SEQ_CONFLICT: 409,
   IDEMPOTENCY_MISMATCH: 409,
+  FORK_INSIDE_TURN: 409,
+  FORK_TARGET_EXISTS: 409,
+  FORK_PARENT_CHANGED: 409,
+  FORK_TOO_DEEP: 400,
+  HAS_FORKS: 409,
   NOT_FOUND: 404,
   UNAUTHORIZED: 401,
   TOKEN_EXPIRED: 401,

@@ -23,6 +23,8 @@ import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
 import { storeReadLimits } from './limits/store-reads.ts';
+import { forkSession, type ForkService } from './append/fork-session.ts';
+import { LineageStore } from './store/lineage/lineage-store.ts';
 
 import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
 import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
@@ -63,7 +65,9 @@ export interface Hub {
 /** Create a hub node (not listening yet: call `listen()`). */
 export function createHub(input: HubConfig): Hub {
   const config = resolveConfig(input);
-  const { store, limits, nodeName } = config;
+  const { limits, nodeName } = config;
+  // Forks read their prefix from their parents: every reader of the node reads through the lineage layer.
+  const store = LineageStore.over(config.store);
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
   const metrics = new HubMetrics(config.metricsPrefix);
   /** Every store read of the node is bounded by bytes from these (catch-up, the append cache, gap fills, pages). */
@@ -106,6 +110,11 @@ export function createHub(input: HubConfig): Hub {
       },
     },
   });
+  const fork: ForkService = async (input, authorize) => {
+    const outcome = await forkSession(input, { store, reads, authorize });
+    cache.invalidate(outcome.sessionId); // the id may have been cached as an empty session
+    return outcome;
+  };
   const stopReconnectWatch = store.onReconnect(() => {
     logger.info('the store reconnected: cached sessions will be rebuilt from it');
     cache.storeReconnected();
@@ -151,6 +160,7 @@ export function createHub(input: HubConfig): Hub {
     nodeName,
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+    fork,
     snapshots: snapshotSource,
   });
   const server = createServer(
@@ -189,6 +199,7 @@ export function createHub(input: HubConfig): Hub {
     presence,
     snapshots: snapshotSource,
     principalRate,
+    fork,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {
         metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });

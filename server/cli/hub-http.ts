@@ -45,6 +45,23 @@ export interface AppendBody {
   readonly time?: number;
 }
 
+export interface ForkBody {
+  readonly atSeq: number;
+  readonly newId?: string;
+  readonly repair?: boolean;
+}
+
+export interface ForkReply {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly headSeq: number;
+  readonly parent: string;
+  readonly forkSeq: number;
+  readonly depth: number;
+  readonly repaired: number;
+  readonly duplicate: boolean;
+}
+
 /** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
 export class HubHttp {
   readonly #target: HubTarget;
@@ -75,6 +92,11 @@ export class HubHttp {
 
   append(sessionId: string, body: AppendBody): Promise<AppendReply> {
     return this.#request('POST', `${sessionPath(sessionId)}/events`, body) as Promise<AppendReply>;
+  }
+
+  /** `POST /v1/sessions/:id/forks` (docs/protocol.md#forks). */
+  fork(sessionId: string, body: ForkBody): Promise<ForkReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/forks`, body) as Promise<ForkReply>;
   }
 
   async list(prefix: string | undefined): Promise<readonly string[]> {

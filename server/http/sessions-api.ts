@@ -21,6 +21,8 @@ import { measureAppend } from '../append/append-metrics.ts';
 import { requestUrl } from '../request-url.ts';
 import { snapshotReply } from './snapshot-route.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
+import type { ForkService } from '../append/fork-session.ts';
+import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -37,6 +39,8 @@ export interface HttpRoutesDeps {
   readonly isShuttingDown: () => boolean;
   /** A session was deleted through this node: drop what the node holds for it. */
   readonly onSessionDeleted: (sessionId: string) => void;
+  /** Makes forks (`POST /v1/sessions/:id/forks`; server/append/fork-session.ts). */
+  readonly fork: ForkService;
   /** Where `GET /v1/sessions/:id/snapshot` reads (absent: that route answers NOT_FOUND). */
   readonly snapshots?: SnapshotSource;
 }
@@ -87,6 +91,19 @@ export function sessionRoute(
       run: () => readSnapshot(rawId, url, request, deps),
     };
   }
+  if (rest.endsWith('/forks')) {
+    const rawId = rest.slice(0, -'/forks'.length);
+    const post = method === 'POST';
+    return {
+      route: post ? 'POST /v1/sessions/:id/forks' : 'GET /v1/sessions/:id/forks',
+      allowed: 'GET,POST',
+      run: async () => {
+        const sessionId = decodeSessionId(rawId);
+        const routeDeps = forkRouteDeps(request, deps);
+        return post ? createFork(sessionId, request, routeDeps) : listForks(sessionId, routeDeps);
+      },
+    };
+  }
   if (rest.endsWith('/events')) {
     const rawId = rest.slice(0, -'/events'.length);
     if (method === 'POST') {
@@ -119,6 +136,18 @@ function decodeSessionId(rawSessionId: string): string {
   return sessionId;
 }
 
+/** The principal of the request's token (UNAUTHORIZED, TOKEN_EXPIRED… when it has none that holds). */
+function authenticate(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HubPrincipal> {
+  return Promise.resolve(
+    deps.auth.authenticate(requestToken(request), {
+      transport: 'http',
+      headers: request.headers,
+      url: request.url ?? '/',
+      remoteAddress: request.socket.remoteAddress,
+    }),
+  );
+}
+
 /** Authenticate the request's token and check that it may do `action` on `sessionId` (FORBIDDEN if not). */
 export async function authorize(
   request: IncomingMessage,
@@ -126,16 +155,30 @@ export async function authorize(
   action: HubAction,
   deps: HttpRoutesDeps,
 ): Promise<HubPrincipal> {
-  const principal = await deps.auth.authenticate(requestToken(request), {
-    transport: 'http',
-    headers: request.headers,
-    url: request.url ?? '/',
-    remoteAddress: request.socket.remoteAddress,
-  });
+  const principal = await authenticate(request, deps);
   if (!(await deps.auth.authorize(principal, action, sessionId))) {
     throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
   }
   return principal;
+}
+
+/** The fork routes' view of the node, authorizing with this request's token (authenticated once). */
+function forkRouteDeps(request: IncomingMessage, deps: HttpRoutesDeps): ForkRouteDeps {
+  let principal: Promise<HubPrincipal> | undefined;
+  return {
+    store: deps.store,
+    fork: deps.fork,
+    principalRate: deps.principalRate,
+    maxBodyBytes: deps.limits.maxFrameBytes,
+    authorize: async (action, sessionId) => {
+      principal ??= authenticate(request, deps);
+      const who = await principal;
+      if (!(await deps.auth.authorize(who, action, sessionId))) {
+        throw new HubError(HubErrorCode.FORBIDDEN, `${who.subject} may not ${action} ${sessionId}`);
+      }
+      return who;
+    },
+  };
 }
 
 async function authorized(
@@ -174,8 +217,9 @@ async function deleteSession(rawSessionId: string, request: IncomingMessage, dep
 
 async function sessionHead(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
-  const head = await deps.store.head(sessionId);
-  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq } };
+  const [head, { lineage }] = await Promise.all([deps.store.head(sessionId), deps.store.forks.lineage(sessionId)]);
+  const fork = lineage === undefined ? {} : { parent: lineage.parent, forkSeq: lineage.forkSeq, depth: lineage.depth };
+  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq, ...fork } };
 }
 
 /** `GET /v1/sessions/:id/presence`: who watches the session, on every node (read grant). */

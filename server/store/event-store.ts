@@ -3,6 +3,7 @@ import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
+import type { ForkStore } from './fork-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -193,6 +194,8 @@ export interface EventStore {
   readonly presence: PresenceStore;
   /** Projection snapshots of the sessions, kept beside them and deleted with them (see snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
+  /** Forks: sessions that share another's events up to a seq without copying them (see fork-store.ts). */
+  readonly forks: ForkStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

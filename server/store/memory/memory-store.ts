@@ -25,6 +25,8 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
 import { MemorySnapshots } from './memory-snapshots.ts';
+import { MemoryForks } from './memory-forks.ts';
+import type { ForkStore } from '../fork-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -47,6 +49,8 @@ export class MemoryStore implements EventStore {
   readonly backend: MemoryBackend;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly forks: ForkStore;
+  readonly #forks: MemoryForks;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -55,6 +59,7 @@ export class MemoryStore implements EventStore {
     this.backend = options.backend ?? new MemoryBackend();
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
+    this.forks = this.#forks = new MemoryForks(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),
@@ -164,7 +169,10 @@ export class MemoryStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     this.#checkOpen();
     validateSessionId(sessionId);
-    return this.backend.delete(sessionId);
+    this.#forks.checkDeletable(sessionId); // refused while forks read their prefix from it
+    const deleted = this.backend.delete(sessionId);
+    this.#forks.deleted(sessionId);
+    return deleted;
   }
 
   async close(): Promise<void> {

@@ -24,6 +24,10 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /** Hash: the lineage of a fork (`parent`, `forkSeq`, `parentEpoch`, `depth`); absent for a session that is none. */
+  readonly lineage: string;
+  /** Set: the ids of the session's forks (direct children), which read their prefix from it. */
+  readonly forks: string;
 }
 
 /** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
@@ -43,6 +47,8 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     channel: `${base}ch`,
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
+    lineage: `${base}fork`,
+    forks: `${base}forks`,
   };
 }
 

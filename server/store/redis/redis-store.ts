@@ -47,7 +47,9 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
-import { RedisSnapshots } from './redis-snapshots.ts';
+import { RedisSnapshots, type RedisCall } from './redis-snapshots.ts';
+import { RedisForks } from './redis-forks.ts';
+import type { ForkStore } from '../fork-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -116,6 +118,8 @@ export class RedisStore implements EventStore {
   readonly keyPrefix: string;
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
+  readonly forks: ForkStore;
+  readonly #forks: RedisForks;
   readonly #trimmer: RedisTrimmer;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
@@ -152,7 +156,7 @@ export class RedisStore implements EventStore {
     const commitScript = { numberOfKeys: 3, lua: withPublishCommand(COMMIT_SCRIPT, publish) };
     command.defineCommand('shCommit', commitScript);
     command.defineCommand('shHead', { numberOfKeys: 3, lua: HEAD_SCRIPT });
-    command.defineCommand('shDelete', { numberOfKeys: 4, lua: withPublishCommand(DELETE_SCRIPT, publish) });
+    command.defineCommand('shDelete', { numberOfKeys: 6, lua: withPublishCommand(DELETE_SCRIPT, publish) });
     this.#redis = command as RedisClient & ScriptCommands;
     this.#catchUp = new CatchUpReader(command, {
       ...options,
@@ -164,9 +168,9 @@ export class RedisStore implements EventStore {
     this.#replicaWait = replicated?.wait;
     this.#connections = [command, subscriber, ...(replicated?.connection === undefined ? [] : [replicated.connection])];
     this.presence = new RedisPresence(command, this.keyPrefix);
-    this.snapshots = new RedisSnapshots(command, this.keyPrefix, (operation, send) =>
-      this.#call(operation, false, send),
-    );
+    const call: RedisCall = (operation, send) => this.#call(operation, false, send);
+    this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
+    this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -391,10 +395,11 @@ export class RedisStore implements EventStore {
 
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
-    const deleted = await this.#call('delete', false, () =>
-      this.#redis.shDelete(keys.log, keys.epoch, keys.idempotency, keys.snapshot, keys.channel),
+    const { log, epoch, idempotency, snapshot, lineage, forks, channel } = keys;
+    const reply = await this.#call('delete', false, () =>
+      this.#redis.shDelete(log, epoch, idempotency, snapshot, lineage, forks, channel),
     );
-    return Number(deleted) > 0;
+    return this.#forks.afterDelete(sessionId, reply);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,169 @@
+import type { SessionEvent } from '../../../shared/index.ts';
+import type { StoreCounters } from '../../metrics.ts';
+import {
+  StoreDataError,
+  type CommitRequest,
+  type CommitResult,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KeyLookup,
+  type KeyLookupRequest,
+  type SessionHead,
+  type StoredPage,
+  type StoreWatchHandlers,
+} from '../event-store.ts';
+import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
+import type { PresenceStore } from '../presence-store.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
+import { StoreTrimmedError } from '../trimmed-error.ts';
+
+/** A fork's prefix as a reader of the fork sees it: where to read it, and the fork's epoch to tag it with. */
+interface Prefix {
+  readonly epoch: string;
+  readonly lineage: Lineage;
+}
+
+/**
+ * The store as the hub reads it: an engine whose forks read their prefix from their parents (docs/storage.md#forks).
+ * An engine holds a fork's own events only, from its base `forkSeq + 1`, and refuses reads below it
+ * (`StoreTrimmedError`); this layer answers those from the parent, up to `forkSeq`, recursively for a fork of a fork
+ * (at most `MAX_FORK_DEPTH` hops), tagged with the fork's epoch, after checking that the parent is still in the epoch
+ * the fork was made from (else `StoreForkParentError`). A page of the prefix ends at `forkSeq` (pages may be short).
+ * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
+ * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own.
+ */
+export class LineageStore implements EventStore {
+  readonly engine: EventStore['engine'];
+  readonly presence: PresenceStore;
+  readonly snapshots: SnapshotStore;
+  readonly forks: ForkStore;
+  readonly counters?: StoreCounters;
+  readonly #inner: EventStore;
+
+  constructor(inner: EventStore) {
+    this.#inner = inner;
+    this.engine = inner.engine;
+    this.presence = inner.presence;
+    this.snapshots = inner.snapshots;
+    this.forks = inner.forks;
+    if (inner.counters !== undefined) this.counters = inner.counters;
+  }
+
+  /** `store` read through its forks' lineage (itself when it is already). */
+  static over(store: EventStore): EventStore {
+    return store instanceof LineageStore ? store : new LineageStore(store);
+  }
+
+  /** The engine's head; a fork's `firstSeq` is its prefix's (absent when the prefix reaches seq 0). */
+  async head(sessionId: string): Promise<SessionHead> {
+    return this.#head(sessionId, 0);
+  }
+
+  async #head(sessionId: string, hops: number): Promise<SessionHead> {
+    const head = await this.#inner.head(sessionId);
+    if (head.firstSeq === undefined || head.firstSeq === 0) return head;
+    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops);
+    if (prefix === undefined) return head;
+    const parentFirst = (await this.#head(prefix.lineage.parent, hops + 1)).firstSeq ?? 0;
+    const { epoch, headSeq } = head;
+    if (parentFirst > prefix.lineage.forkSeq) return head;
+    return parentFirst === 0 ? { epoch, headSeq } : { epoch, headSeq, firstSeq: parentFirst };
+  }
+
+  commit(request: CommitRequest): Promise<CommitResult> {
+    return this.#inner.commit(request);
+  }
+
+  commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    return this.#inner.commitGroup(request);
+  }
+
+  lookupKeys(request: KeyLookupRequest): Promise<KeyLookup> {
+    return this.#inner.lookupKeys(request);
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    return this.#read(sessionId, fromSeq, limit, 0);
+  }
+
+  async #read(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<readonly SessionEvent[]> {
+    try {
+      return await this.#inner.read(sessionId, fromSeq, limit);
+    } catch (error) {
+      const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
+      const { parent, forkSeq } = prefix.lineage;
+      return this.#read(parent, fromSeq, Math.min(limit, forkSeq - fromSeq + 1), hops + 1);
+    }
+  }
+
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
+    return this.#readStoredPage(sessionId, fromSeq, limit, 0);
+  }
+
+  async #readStoredPage(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<StoredPage> {
+    try {
+      return await this.#inner.readStoredPage(sessionId, fromSeq, limit);
+    } catch (error) {
+      const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
+      const { parent, forkSeq, parentEpoch } = prefix.lineage;
+      const page = await this.#readStoredPage(parent, fromSeq, Math.min(limit, forkSeq - fromSeq + 1), hops + 1);
+      if (page.epoch !== parentEpoch) {
+        throw new StoreForkParentError(
+          `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
+        );
+      }
+      return { ...page, epoch: prefix.epoch };
+    }
+  }
+
+  /**
+   * A read below a session's first seq failed with `error`: the fork's prefix to read instead, or `error` again
+   * when the session is no fork, or the seqs are gone from the fork itself (trimmed past its base).
+   */
+  async #prefixOf(error: unknown, sessionId: string, fromSeq: number, hops: number): Promise<Prefix> {
+    if (!(error instanceof StoreTrimmedError)) throw error;
+    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops);
+    if (prefix === undefined || fromSeq > prefix.lineage.forkSeq) throw error;
+    return prefix;
+  }
+
+  /** The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base. */
+  async #prefixBelow(sessionId: string, firstSeq: number, hops: number): Promise<Prefix | undefined> {
+    if (hops >= MAX_FORK_DEPTH) {
+      throw new StoreDataError(`session ${sessionId}: its forks nest deeper than ${MAX_FORK_DEPTH} levels`);
+    }
+    const { epoch, lineage } = await this.#inner.forks.lineage(sessionId);
+    if (epoch === undefined || lineage === undefined || firstSeq !== lineage.forkSeq + 1) return undefined;
+    return { epoch, lineage };
+  }
+
+  trim(request: TrimRequest): Promise<TrimResult> {
+    return this.#inner.trim(request);
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    return this.#inner.watch(sessionId, handlers);
+  }
+
+  ping(): Promise<void> {
+    return this.#inner.ping();
+  }
+
+  onReconnect(listener: () => void): () => void {
+    return this.#inner.onReconnect(listener);
+  }
+
+  listSessions(prefix?: string): Promise<string[]> {
+    return this.#inner.listSessions(prefix);
+  }
+
+  deleteSession(sessionId: string): Promise<boolean> {
+    return this.#inner.deleteSession(sessionId);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
