@@ -23,8 +23,10 @@ export interface ForkSizeResult {
   readonly events: number;
   /** Median wall ms of one fork (the hub's whole fork: the rule's read-back and the two store scripts). */
   readonly forkMs: number;
-  /** Redis `used_memory` bytes per fork (the average over the forks made). */
+  /** Redis bytes per fork: `MEMORY USAGE` of its keys, and its share of the parent's set of forks. */
   readonly forkBytes: number;
+  /** Redis `used_memory` growth per fork over the forks made (allocator noise included). */
+  readonly usedMemoryPerFork: number;
   /** Redis bytes of the parent's keys (`MEMORY USAGE`): what a copy of it would add. */
   readonly parentBytes: number;
   /** Wall ms of copying the parent's events into a new session (read pages, commit them), or null when not measured. */
@@ -99,23 +101,34 @@ async function measureSize(
   const times: number[] = [];
   // Warm up the scripts and the code path.
   for (let index = 0; index < 20; index++) await forkSession({ sessionId: parent, atSeq: head.headSeq }, deps);
+  const usage = async (sessionId: string, names: readonly string[]): Promise<number> => {
+    let bytes = 0;
+    for (const name of names) {
+      bytes += Number((await redis.memory('USAGE', `${keyPrefix}{${sessionId}}:${name}`, 'SAMPLES', '0')) ?? 0);
+    }
+    return bytes;
+  };
+  const setBefore = await usage(parent, ['forks']);
   const before = await usedMemory(redis);
+  const made: string[] = [];
   for (let index = 0; index < forks; index++) {
     const started = performance.now();
-    await forkSession({ sessionId: parent, atSeq: head.headSeq - 5 * (index % 10) }, deps);
+    const fork = await forkSession({ sessionId: parent, atSeq: head.headSeq - 5 * (index % 10) }, deps);
     times.push(performance.now() - started);
+    made.push(fork.sessionId);
   }
   const after = await usedMemory(redis);
-  const parentKeys = [`${keyPrefix}{${parent}}:log`, `${keyPrefix}{${parent}}:idem`, `${keyPrefix}{${parent}}:epoch`];
-  let parentBytes = 0;
-  for (const key of parentKeys) parentBytes += Number((await redis.memory('USAGE', key, 'SAMPLES', '0')) ?? 0);
+  let keyBytes = 0;
+  for (const sessionId of made) keyBytes += await usage(sessionId, ['epoch', 'idem', 'fork', 'log']);
+  const forkBytes = (keyBytes + (await usage(parent, ['forks'])) - setBefore) / forks;
+  const parentBytes = await usage(parent, ['log', 'idem', 'epoch']);
   let copyMs: number | null = null;
   if (events <= 100_000) {
     const started = performance.now();
     await copy(store, parent, `${parent}-copy`);
     copyMs = performance.now() - started;
   }
-  return { events, forkMs: median(times), forkBytes: (after - before) / forks, parentBytes, copyMs };
+  return { events, forkMs: median(times), forkBytes, usedMemoryPerFork: (after - before) / forks, parentBytes, copyMs };
 }
 
 export async function runForkBench(options: {
