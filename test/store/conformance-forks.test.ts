@@ -3,7 +3,7 @@
 // Cluster a fork's keys are mostly in another slot than its parent's).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, vi } from 'vitest';
-import type { SessionEvent } from '../../shared/index.ts';
+import { MessageProjector, type SessionEvent } from '../../shared/index.ts';
 import type { EventStore, ValidatedDraft } from '../../server/store/event-store.ts';
 import { MAX_FORK_DEPTH } from '../../server/store/fork-store.ts';
 import { readEventPage } from '../../server/store/codec/stored-events.ts';
@@ -215,6 +215,41 @@ function describeForkConformance(name: string, it: BackendTest): void {
       await a.forks.create({ parentId: parent.id, parentEpoch: parent.epoch, atSeq: 1, childId: child, events: [] });
       await vi.waitFor(() => expect(watcher.resyncs).toBeGreaterThan(0), WAIT);
       stop();
+    });
+
+    it('serves a fork its parent snapshot when it covers the shared prefix only, until it has its own', async () => {
+      const id = newSession();
+      const messages = Array.from({ length: 6 }, (_, index) => ({
+        type: 'user/message',
+        data: { role: 'user', content: `m${index}` },
+        surfaceOp: 'append' as const,
+      }));
+      const result = await a.commit({ sessionId: id, expectedSeq: 0, events: messages });
+      const events = committed(result);
+      const projector = (seq: number) => {
+        const projection = new MessageProjector();
+        projection.applyAll(events.slice(0, seq + 1));
+        return projection.exportState();
+      };
+      expect(await raw.snapshots.put(id, { epoch: result.epoch, seq: 3, state: projector(3) })).toBe('written');
+      const [later, earlier] = [newSession('later'), newSession('earlier')];
+      const request = { parentId: id, parentEpoch: result.epoch, events: [] };
+      const made = await a.forks.create({ ...request, atSeq: 4, childId: later });
+      await a.forks.create({ ...request, atSeq: 2, childId: earlier });
+      if (made.status !== 'forked') throw new Error(made.status);
+      const inherited = await b.snapshots.get(later);
+      expect(inherited).toEqual({
+        status: 'found',
+        snapshot: { epoch: made.epoch, seq: 3, state: projector(3) },
+        headSeq: 4,
+      });
+      // The engine itself has none for the fork; a snapshot past the fork seq is not the fork's.
+      expect(await raw.snapshots.get(later)).toMatchObject({ status: 'none', reason: 'missing' });
+      expect(await b.snapshots.get(earlier)).toMatchObject({ status: 'none', reason: 'missing', headSeq: 2 });
+      // Its own, once written, wins.
+      const own = { epoch: made.epoch, seq: 4, state: projector(4) };
+      expect(await a.snapshots.put(later, own)).toBe('written');
+      expect(await b.snapshots.get(later)).toEqual({ status: 'found', snapshot: own, headSeq: 4 });
     });
 
     it('refuses bad ids', async () => {

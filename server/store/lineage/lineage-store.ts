@@ -18,6 +18,7 @@ import type { PresenceStore } from '../presence-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { StoreTrimmedError } from '../trimmed-error.ts';
+import { LineageSnapshots } from './lineage-snapshots.ts';
 
 /** A fork's prefix as a reader of the fork sees it: where to read it, and the fork's epoch to tag it with. */
 interface Prefix {
@@ -32,7 +33,8 @@ interface Prefix {
  * (at most `MAX_FORK_DEPTH` hops), tagged with the fork's epoch, after checking that the parent is still in the epoch
  * the fork was made from (else `StoreForkParentError`). A page of the prefix ends at `forkSeq` (pages may be short).
  * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
- * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own.
+ * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own. A fork without a
+ * snapshot of its own is served its parent's when it covers the shared prefix only (lineage-snapshots.ts).
  */
 export class LineageStore implements EventStore {
   readonly engine: EventStore['engine'];
@@ -46,7 +48,7 @@ export class LineageStore implements EventStore {
     this.#inner = inner;
     this.engine = inner.engine;
     this.presence = inner.presence;
-    this.snapshots = inner.snapshots;
+    this.snapshots = new LineageSnapshots(inner.snapshots, inner.forks);
     this.forks = inner.forks;
     if (inner.counters !== undefined) this.counters = inner.counters;
   }
