@@ -1,6 +1,7 @@
-import { describe, expect, vi } from 'vitest';
+import { describe, expect, onTestFinished, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle, type EventDraft, type SessionEvent } from '../../shared/index.ts';
+import { startHub } from '../helpers/hub.ts';
 import { secureTest, type SecureHub } from '../security/secure-hub.ts';
 
 const it = secureTest;
@@ -191,6 +192,38 @@ describe('forks over HTTP and WebSocket', () => {
     const parentLog = await events('acme/race');
     expect(parentLog).toHaveLength(41);
     for (const { sessionId, forkSeq } of made) expect(await events(sessionId)).toEqual(parentLog.slice(0, forkSeq + 1));
+  });
+
+  it('a node that never saw a fork validates appends to it against the whole log (prefix and own events)', async ({
+    openRedisStore,
+  }) => {
+    expect((await append('acme/p5', TURNS.slice(0, 6))).status).toBe(201);
+    expect((await fork('acme/p5', { atSeq: 5, newId: 'acme/p5-f' })).status).toBe(201);
+    const own = [
+      user('one'),
+      { type: 'turn/start', data: { turn: 2 } },
+      { type: 'turn/end', data: { turn: 2, reason: { kind: 'completed' } } },
+    ];
+    expect((await append('acme/p5-f', own)).status).toBe(201);
+    // A fork of the fork, past its own events.
+    expect((await fork('acme/p5-f', { atSeq: 8, newId: 'acme/p5-ff' })).status).toBe(201);
+    const node = await startHub({
+      store: await openRedisStore({ keyPrefix: 'sec:' }),
+      auth: secure.hub.hub.config.auth,
+    });
+    onTestFinished(() => node.close());
+    const post = (sessionId: string, body: object) =>
+      fetch(`${node.url}/v1/sessions/${enc(sessionId)}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (const sessionId of ['acme/p5-f', 'acme/p5-ff']) {
+      const next = await post(sessionId, { events: [{ type: 'turn/start', data: { turn: 3 } }], expectedSeq: 9 });
+      expect({ sessionId, status: next.status, body: await next.json() }).toMatchObject({ status: 201 });
+      const wrong = await post(sessionId, { events: [{ type: 'turn/start', data: { turn: 3 } }] });
+      expect(wrong.status).toBe(400); // turn 3 is open now: the node knows the whole history
+    }
   });
 
   it('the SDK forks over the socket (a fork of a fork too) and follows the fork from seq 0', async () => {

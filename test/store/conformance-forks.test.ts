@@ -64,7 +64,7 @@ function describeForkConformance(name: string, it: BackendTest): void {
       expect(await b.read(child, 2, 100)).toEqual(parent.events.slice(2, 6));
       const page = await b.readStoredPage(child, 4, 10);
       expect(page).toMatchObject({ epoch: made.epoch, firstSeq: 4 });
-      expect(page.bodies).toHaveLength(2); // the prefix's page ends at the fork seq
+      expect(page.bodies).toHaveLength(2); // the fork has no events of its own yet
       expect(await b.forks.lineage(child)).toEqual({ epoch: made.epoch, lineage: made.lineage });
       expect(await b.forks.lineage(parent.id)).toEqual({ epoch: parent.epoch, lineage: undefined });
       expect(await b.forks.list(parent.id)).toEqual([child]);
@@ -82,6 +82,12 @@ function describeForkConformance(name: string, it: BackendTest): void {
       expect(childLog.slice(0, 6)).toEqual(parent.events.slice(0, 6));
       expect(childLog.slice(6)).toEqual(committed(own));
       expect(await a.head(parent.id)).toMatchObject({ headSeq: 10 });
+      // A page across the fork seq holds the prefix's last events and the fork's first ones.
+      const across = await a.readStoredPage(child, 4, 10);
+      expect(across).toMatchObject({ epoch: made.epoch, firstSeq: 4 });
+      expect(across.bodies).toHaveLength(4);
+      expect((await readEventPage(b, child, 4, 10)).events).toEqual(childLog.slice(4));
+      expect(await b.read(child, 5, 2)).toEqual(childLog.slice(5, 7));
       expect(await b.commit({ sessionId: child, expectedSeq: 6, events: drafts(1) })).toMatchObject({
         status: 'conflict',
         headSeq: 7,

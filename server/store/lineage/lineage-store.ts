@@ -31,7 +31,8 @@ interface Prefix {
  * An engine holds a fork's own events only, from its base `forkSeq + 1`, and refuses reads below it
  * (`StoreTrimmedError`); this layer answers those from the parent, up to `forkSeq`, recursively for a fork of a fork
  * (at most `MAX_FORK_DEPTH` hops), tagged with the fork's epoch, after checking that the parent is still in the epoch
- * the fork was made from (else `StoreForkParentError`). A page of the prefix ends at `forkSeq` (pages may be short).
+ * the fork was made from (else `StoreForkParentError`). A page that reaches `forkSeq` goes on with the fork's own
+ * events (read in the same epoch), so a page ends early only where the log does.
  * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
  * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own. A fork without a
  * snapshot of its own is served its parent's when it covers the shared prefix only (lineage-snapshots.ts).
@@ -96,7 +97,12 @@ export class LineageStore implements EventStore {
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq } = prefix.lineage;
-      return this.#read(parent, fromSeq, Math.min(limit, forkSeq - fromSeq + 1), hops + 1);
+      const wanted = Math.min(limit, forkSeq - fromSeq + 1);
+      const events = await this.#read(parent, fromSeq, wanted, hops + 1);
+      if (events.length < wanted || wanted === limit) return events;
+      // The prefix ends at the fork seq: the rest of the page is the fork's own first events.
+      const own = await this.#own(() => this.#inner.read(sessionId, forkSeq + 1, limit - wanted));
+      return own === undefined ? events : [...events, ...own];
     }
   }
 
@@ -110,13 +116,30 @@ export class LineageStore implements EventStore {
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
-      const page = await this.#readStoredPage(parent, fromSeq, Math.min(limit, forkSeq - fromSeq + 1), hops + 1);
+      const wanted = Math.min(limit, forkSeq - fromSeq + 1);
+      const page = await this.#readStoredPage(parent, fromSeq, wanted, hops + 1);
       if (page.epoch !== parentEpoch) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
         );
       }
-      return { ...page, epoch: prefix.epoch };
+      const stitched = { ...page, epoch: prefix.epoch };
+      if (page.bodies.length < wanted || wanted === limit) return stitched;
+      // The prefix ends at the fork seq: the rest of the page is the fork's own first events, read in the same epoch
+      // (a page ends early only where the log does, for every reader: the append cache stops at a short page).
+      const own = await this.#own(() => this.#inner.readStoredPage(sessionId, forkSeq + 1, limit - wanted));
+      if (own?.epoch !== prefix.epoch) return stitched;
+      return { ...stitched, bodies: [...page.bodies, ...own.bodies], times: [...page.times, ...own.times] };
+    }
+  }
+
+  /** A read of a fork's own events right after its prefix; undefined when they are gone (trimmed past its base). */
+  async #own<T>(read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof StoreTrimmedError) return undefined;
+      throw error;
     }
   }
 
