@@ -19,7 +19,10 @@ export type SubscriptionEvents = {
   reset: [epoch: string];
   /** Who watches the session changed (only with `subscribe(id, { presence: true })`). */
   presence: [change: PresenceChange];
-  /** A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE). */
+  /**
+   * A subscription error; `closed` follows when it is final (e.g. FORBIDDEN, NOT_FOUND, SEQ_OUT_OF_RANGE, GONE: the
+   * seqs asked for were trimmed, `details.firstSeq` is the first one kept).
+   */
   error: [error: HubClientError];
   closed: [];
 };
@@ -31,6 +34,7 @@ export const FINAL_SUBSCRIPTION_CODES: ReadonlySet<HubErrorCode> = new Set([
   HubErrorCode.UNAUTHORIZED,
   HubErrorCode.TOKEN_EXPIRED,
   HubErrorCode.SEQ_OUT_OF_RANGE,
+  HubErrorCode.GONE,
   HubErrorCode.BAD_REQUEST,
   HubErrorCode.TOO_MANY_SUBSCRIPTIONS,
   HubErrorCode.DATA_CORRUPTED,

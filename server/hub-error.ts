@@ -32,8 +32,8 @@ function hasCode(error: unknown, code: string): boolean {
 
 /**
  * Map anything thrown while serving a request to a `HubError`: session-log errors keep their code (with
- * `path`/`seq` details), store outages become STORE_UNAVAILABLE, bad store arguments and decode/parse errors
- * BAD_REQUEST/PARSE_ERROR,
+ * `path`/`seq` details), store outages become STORE_UNAVAILABLE, reads of trimmed seqs GONE (with `firstSeq`), bad
+ * store arguments and decode/parse errors BAD_REQUEST/PARSE_ERROR,
  * anything else INTERNAL (with a generic message: internals are logged, not sent).
  */
 export function toHubError(error: unknown): HubError {
@@ -60,6 +60,11 @@ export function toHubError(error: unknown): HubError {
   if (error instanceof Error && hasCode(error, HubErrorCode.BAD_REQUEST)) {
     // e.g. the store's StoreRequestError (a session id it cannot hold)
     return new HubError(HubErrorCode.BAD_REQUEST, error.message);
+  }
+  if (error instanceof Error && hasCode(error, HubErrorCode.GONE)) {
+    // The store's StoreTrimmedError: the seqs were trimmed; say from where the log is kept.
+    const firstSeq = 'firstSeq' in error && typeof error.firstSeq === 'number' ? error.firstSeq : null;
+    return new HubError(HubErrorCode.GONE, error.message, { firstSeq }, { cause: error });
   }
   if (error instanceof Error && hasCode(error, HubErrorCode.DATA_CORRUPTED)) {
     // The store holds an entry it cannot read (StoreDataError): say so, and which, rather than INTERNAL.
@@ -98,6 +103,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   FORK_TOO_DEEP: 400,
   HAS_FORKS: 409,
   NOT_FOUND: 404,
+  GONE: 410,
   UNAUTHORIZED: 401,
   TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
@@ -115,7 +121,7 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   INTERNAL: 500,
 };
 
-/** HTTP status of an error code (400 unless listed: 401/403/404/409/413/415/429/500/503). */
+/** HTTP status of an error code (400 unless listed: 401/403/404/409/410/413/415/429/500/503). */
 export function httpStatusOf(code: HubErrorCode): number {
   return httpStatusByCode[code] ?? 400;
 }

@@ -332,6 +332,12 @@ export const HubErrorCode = {
   SEQ_CONFLICT: 'SEQ_CONFLICT',
   /** `fromSeq` lies beyond the head + 1, or a page request is out of range. */
   SEQ_OUT_OF_RANGE: 'SEQ_OUT_OF_RANGE',
+  /**
+   * The seqs asked for are no longer held (trimmed from the log: past retention, or archived where no archive is
+   * read): `details.firstSeq` is the first seq still held. HTTP 410. Final for a subscription (`sessionId` set):
+   * reading again from below `firstSeq` hits it again; subscribe from `firstSeq` to follow what is kept.
+   */
+  GONE: 'GONE',
   ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
   NOT_SUBSCRIBED: 'NOT_SUBSCRIBED',
   NOT_FOUND: 'NOT_FOUND',

@@ -23,6 +23,8 @@ export interface SessionHeadReply {
   readonly sessionId: string;
   readonly epoch: string;
   readonly headSeq: number;
+  /** The first seq the hub still holds, on a trimmed log only (seqs below it are GONE). */
+  readonly firstSeq?: number;
 }
 
 export interface EventPageReply extends SessionHeadReply {

@@ -5,6 +5,7 @@ import { HubError } from '../hub-error.ts';
 import { LiveBatch } from './live-batch.ts';
 import type { SessionLocation, SubscriberClaim } from './session-location.ts';
 import { NO_EPOCH, type CommittedBatch, type StoredPage, type StoreWatchHandlers } from '../store/event-store.ts';
+import { skipTrimmed, StoreTrimmedError } from '../store/trimmed-error.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import { largestBody, StoreReadSizer } from '../limits/store-reads.ts';
 import { pageUpTo, releaseHeld, type BatchSource } from './own-commits.ts';
@@ -376,7 +377,14 @@ export class SessionChannel implements StoreWatchHandlers {
       const limit = untilSeq === undefined ? sizer.count : Math.min(sizer.count, untilSeq - this.#lastSeq);
       const starts = this.#ownStarts;
       if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
-      const page = await store.readStoredPage(this.sessionId, fromSeq, limit);
+      // Seqs trimmed before this node read them: go on from the first kept one (a subscriber that needs them ends
+      // with GONE from its own catch-up, never a silent gap).
+      const page = await store.readStoredPage(this.sessionId, fromSeq, limit).catch(skipTrimmed);
+      if (page instanceof StoreTrimmedError) {
+        this.#deps.logger.warn({ sessionId: this.sessionId, fromSeq, firstSeq: page.firstSeq }, 'skips trimmed seqs');
+        this.#lastSeq = Math.min(page.firstSeq - 1, untilSeq ?? Infinity);
+        continue;
+      }
       if (this.#closed) return;
       if (untilSeq === undefined && this.#deferWhileOwnCommits(starts)) return;
       const epoch = page.epoch ?? NO_EPOCH;

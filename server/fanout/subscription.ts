@@ -8,7 +8,8 @@ import type { HubMetrics } from '../metrics.ts';
 import type { ChannelListener, SessionChannel } from './session-channel.ts';
 import type { SessionLocation } from './session-location.ts';
 import { EncodedEventPage } from '../store/codec/encoded-page.ts';
-import { NO_EPOCH, StoreDataError } from '../store/event-store.ts';
+import { NO_EPOCH } from '../store/event-store.ts';
+import { finalCatchUpError } from './catch-up-failure.ts';
 import { StoreReadSizer, type StoreReadLimits } from '../limits/store-reads.ts';
 
 /** Where a subscription writes (the connection). Frames go out in call order. */
@@ -37,8 +38,8 @@ export interface SubscriptionDeps {
   readonly maxFrameBytes: number;
   readonly maxBufferedLiveEvents: number;
   /**
-   * The subscription cannot go on (its catch-up read a corrupted stored entry) and has closed itself: the owner
-   * drops it and tells the client `error`.
+   * The subscription cannot go on (its catch-up read a corrupted stored entry, or seqs trimmed from the log) and has
+   * closed itself: the owner drops it and tells the client `error`.
    */
   readonly onFailed?: (error: HubError) => void;
 }
@@ -288,18 +289,13 @@ export class Subscription implements ChannelListener {
         else waits = 0;
       } catch (error) {
         if (generation !== this.#generation) return;
-        if (error instanceof StoreDataError) {
-          // Re-reading corrupted data gives the same answer: end the subscription with an error, not silence.
-          this.#deps.logger.error({ err: error, sessionId: this.sessionId }, 'catch-up read a corrupted stored entry');
-          const seq = this.#nextSeq;
+        const final = finalCatchUpError(error, this.sessionId, this.#nextSeq);
+        if (final !== undefined) {
+          // Re-reading gives the same answer (corrupted data, trimmed seqs): end with an error, not silence.
+          const level = final.code === HubErrorCode.GONE ? 'warn' : 'error';
+          this.#deps.logger[level]({ err: error, sessionId: this.sessionId }, `catch-up ended: ${final.code}`);
           this.close();
-          this.#deps.onFailed?.(
-            new HubError(
-              HubErrorCode.DATA_CORRUPTED,
-              `a stored entry of ${this.sessionId} at or after seq ${seq} is corrupted; the subscription ended`,
-              { seq },
-            ),
-          );
+          this.#deps.onFailed?.(final);
           return;
         }
         this.#deps.logger.warn({ err: error, sessionId: this.sessionId }, 'catch-up read failed; retrying');

@@ -218,8 +218,11 @@ async function deleteSession(rawSessionId: string, request: IncomingMessage, dep
 async function sessionHead(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
   const [head, { lineage }] = await Promise.all([deps.store.head(sessionId), deps.store.forks.lineage(sessionId)]);
+  const { epoch, headSeq, firstSeq } = head;
+  // `firstSeq` only for a trimmed log (seqs below it are GONE); the lineage only for a fork.
+  const trimmed = firstSeq === undefined ? {} : { firstSeq };
   const fork = lineage === undefined ? {} : { parent: lineage.parent, forkSeq: lineage.forkSeq, depth: lineage.depth };
-  return { status: 200, body: { sessionId, epoch: head.epoch, headSeq: head.headSeq, ...fork } };
+  return { status: 200, body: { sessionId, epoch, headSeq, ...trimmed, ...fork } };
 }
 
 /** `GET /v1/sessions/:id/presence`: who watches the session, on every node (read grant). */

@@ -18,3 +18,9 @@ export class StoreTrimmedError extends Error {
 export function checkNotTrimmed(sessionId: string, fromSeq: number, firstSeq: number): void {
   if (fromSeq < firstSeq) throw new StoreTrimmedError(sessionId, fromSeq, firstSeq);
 }
+
+/** A read's `catch`: hands back a `StoreTrimmedError` (for a reader that goes on from its `firstSeq`), rethrows the rest. */
+export function skipTrimmed(error: unknown): StoreTrimmedError {
+  if (error instanceof StoreTrimmedError) return error;
+  throw error;
+}

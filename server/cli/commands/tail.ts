@@ -4,6 +4,7 @@ import type { ProjectionChange } from '../../../shared/index.ts';
 import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, parseIndex, UsageError, type CliIo } from '../command.ts';
 import { eventLine, messageLines, streamedText } from '../event-format.ts';
 import { terminalLine } from '../terminal-text.ts';
+import { goneLine } from '../session-reader.ts';
 
 const usage = `Usage: session-hub tail <sessionId> [--from <seq>] [--follow] [--messages | --json] [options]
 
@@ -98,7 +99,10 @@ function tail(io: CliIo, options: TailOptions): Promise<number> {
     subscription.on('live', () => {
       if (!follow) finish(0);
     });
-    subscription.on('closed', () => finish(1, lastError?.message ?? `the subscription to ${sessionId} ended`));
+    subscription.on('closed', () => {
+      if (lastError?.code === 'GONE') return finish(1, goneLine(sessionId, lastError.details['firstSeq']));
+      finish(1, lastError?.message ?? `the subscription to ${sessionId} ended`);
+    });
     client.on('state', (next, previous, change) => {
       if (next === 'connected') {
         if (lost) io.stderr.write(`reconnected to ${client.url}\n`);

@@ -30,6 +30,13 @@ export interface SessionKeys {
   readonly forks: string;
 }
 
+/**
+ * The field of a session's idempotency hash that holds its base: the first seq its stream holds (`''` or absent: 0,
+ * never trimmed). A script that starts a stream at a later seq (a trim; a fork's child, whose own events start after
+ * the fork point) sets it with `HSET <idempotency> '' <seq>`; every length is base + `XLEN` (redis-trim-scripts.ts).
+ */
+export const BASE_FIELD = '';
+
 /** Throws `StoreRequestError` unless the prefix is usable: printable, at most 64 characters, no braces. */
 export function checkKeyPrefix(prefix: string): void {
   // eslint-disable-next-line no-control-regex

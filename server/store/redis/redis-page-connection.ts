@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import { StoreUnavailableError } from '../event-store.ts';
 import { backoffDelay, type BackoffOptions } from '../../../shared/backoff.ts';
 import { KEEP_ALIVE_MS, type RedisClient } from './redis-connection.ts';
-import type { SessionKeys } from './redis-keys.ts';
+import { BASE_FIELD, type SessionKeys } from './redis-keys.ts';
 import { parsePageReplies, RespProtocolError, RespReplyScanner, type RespPage } from './resp-page.ts';
 
 /** Where the command connection is connected now, and how it logs in. */
@@ -124,7 +124,7 @@ export class RedisPageConnection {
     const epoch = command('GET', keys.epoch);
     const entries = command('XRANGE', keys.log, `${fromSeq}-0`, '+', 'COUNT', String(limit));
     // The base (first seq held) after the entries: a trim between the two shows as a base above fromSeq.
-    socket.write(`${epoch}${entries}${command('HGET', keys.idempotency, '')}${epoch}`);
+    socket.write(`${epoch}${entries}${command('HGET', keys.idempotency, BASE_FIELD)}${epoch}`);
     try {
       return parsePageReplies(await this.#replies(4, false), sessionId, fromSeq);
     } catch (error) {

@@ -2,7 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import { StoreUnavailableError } from '../event-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { RawStreamEntry } from './redis-entries.ts';
-import type { SessionKeys } from './redis-keys.ts';
+import { BASE_FIELD, type SessionKeys } from './redis-keys.ts';
 import { parseBase } from './redis-trim.ts';
 
 /**
@@ -21,7 +21,7 @@ export async function readPageInMulti(
     .multi()
     .getBuffer(keys.epoch)
     .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit)
-    .hgetBuffer(keys.idempotency, '');
+    .hgetBuffer(keys.idempotency, BASE_FIELD);
   const [rawEpoch, entries, base] = (await execute(transaction)) as [Buffer | null, RawStreamEntry[], Buffer | null];
   return { epoch: rawEpoch === null ? '' : rawEpoch.toString(), entries, base: parseBase(base) };
 }
@@ -41,7 +41,7 @@ export async function readEntries(
   const pipeline = redis
     .pipeline()
     .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit)
-    .hgetBuffer(keys.idempotency, '');
+    .hgetBuffer(keys.idempotency, BASE_FIELD);
   const [entries, base] = (await execute(pipeline)) as [RawStreamEntry[], Buffer | null];
   return { entries, base: parseBase(base) };
 }

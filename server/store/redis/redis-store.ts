@@ -22,7 +22,7 @@ import {
 import { newEpoch } from '../new-epoch.ts';
 import { decodeStreamEntries } from './redis-entries.ts';
 import { readEntries } from './redis-page-multi.ts';
-import { checkNotTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
+import { checkNotTrimmed, skipTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { RedisTrimmer } from './redis-trim.ts';
 import { toStoreError } from './redis-errors.ts';
@@ -331,16 +331,9 @@ export class RedisStore implements EventStore {
   /** What a known key committed, and whether it was this batch (its events compared, unless they were trimmed). */
   async #knownKey(request: KeyLookupRequest, index: number, record: string): Promise<KnownKey> {
     const { firstSeq, lastSeq, time } = parseSeqRecord(record);
-    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1).catch((error: unknown) => {
-      if (error instanceof StoreTrimmedError) return undefined;
-      throw error;
-    });
-    return {
-      firstSeq,
-      lastSeq,
-      time,
-      sameBatch: stored === undefined || isSameBatch(request.batches[index]!.events, stored),
-    };
+    const stored = await this.read(request.sessionId, firstSeq, lastSeq - firstSeq + 1).catch(skipTrimmed);
+    const trimmed = stored instanceof StoreTrimmedError;
+    return { firstSeq, lastSeq, time, sameBatch: trimmed || isSameBatch(request.batches[index]!.events, stored) };
   }
 
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
