@@ -19,8 +19,8 @@ export type ForkResult = Omit<ForkedMessage, 'type' | 'id'>;
 /** What sending a fork needs from the client: its request ids, a way to send, and a wait for the connection. */
 export interface ForkLink {
   readonly requests: RequestTracker;
-  /** Resolves once the client is connected (at once when it is). */
-  readonly connected: () => Promise<void>;
+  /** Resolves once the client is connected (at once when it is); stops waiting when `signal` aborts. */
+  readonly connected: (signal: AbortSignal) => Promise<void>;
   /** Sends on the open connection; false when there is none. */
   readonly send: (message: ForkRequest) => boolean;
 }
@@ -40,7 +40,8 @@ export function sendFork(
       sessionId: request.sessionId,
     });
   let id: number | undefined;
-  const answer = link.connected().then(
+  const gaveUp = new AbortController();
+  const answer = link.connected(gaveUp.signal).then(
     () =>
       new Promise<ForkResult>((resolve, reject) => {
         const requestId = (id = link.requests.nextId());
@@ -55,6 +56,7 @@ export function sendFork(
       }),
   );
   return withTimeout(answer, timeoutMs, timedOut).finally(() => {
+    gaveUp.abort();
     if (id !== undefined) link.requests.forget(id);
   });
 }

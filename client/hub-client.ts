@@ -319,13 +319,14 @@ export class HubClient extends Emitter<HubClientEvents> {
     const link = {
       requests: this.#requests,
       send: (message: Parameters<Connection['send']>[0]) => this.#connection.send(message),
-      connected: () => this.#whenConnected(),
+      connected: (signal: AbortSignal) => this.#whenConnected(signal),
     };
     const request = { sessionId, atSeq, ...(newId === undefined ? {} : { newId }), ...(repair ? { repair } : {}) };
     return sendFork(link, request, timeoutMs);
   }
 
-  #whenConnected(): Promise<void> {
+  /** Resolves once connected (at once when it is); a caller that gave up (`signal`) leaves no listener behind. */
+  #whenConnected(signal: AbortSignal): Promise<void> {
     if (this.#connection.state === 'connected') return Promise.resolve();
     return new Promise((resolve, reject) => {
       const stop = this.on('state', (next) => {
@@ -334,6 +335,7 @@ export class HubClient extends Emitter<HubClientEvents> {
         else return;
         stop();
       });
+      signal.addEventListener('abort', stop, { once: true });
     });
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { deriveMessages, validateLifecycle, type EventDraft, type SessionEvent } from '../../shared/index.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startHub } from '../helpers/hub.ts';
 import { secureTest, type SecureHub } from '../security/secure-hub.ts';
 
@@ -224,6 +225,21 @@ describe('forks over HTTP and WebSocket', () => {
       const wrong = await post(sessionId, { events: [{ type: 'turn/start', data: { turn: 3 } }] });
       expect(wrong.status).toBe(400); // turn 3 is open now: the node knows the whole history
     }
+  });
+
+  it('the SDK waits for a connection to fork, and gives up with TIMEOUT (a closed client: CLOSED)', async () => {
+    const port = await freePort();
+    const client = new HubClient({
+      url: `ws://127.0.0.1:${port}/v1/ws`,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 50 },
+    });
+    client.on('error', () => undefined); // the refused connects
+    try {
+      await expect(client.fork('acme/p1', 0, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    } finally {
+      client.close();
+    }
+    await expect(client.fork('acme/p1', 0)).rejects.toMatchObject({ code: 'CLOSED' });
   });
 
   it('the SDK forks over the socket (a fork of a fork too) and follows the fork from seq 0', async () => {
