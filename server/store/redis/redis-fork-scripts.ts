@@ -8,7 +8,7 @@
 /**
  * Record a fork in its parent, if the parent is still what the fork was decided on.
  * KEYS: 1 the parent's log, 2 its epoch, 3 its idempotency hash (field '': its base), 4 its lineage hash, 5 its
- * set of forks. ARGV: 1 the parent's epoch as read, 2 atSeq, 3 the fork's id, 4 the deepest nesting allowed.
+ * forks (a hash: fork id → when it was listed, Redis time in ms, kept while the fork is being made). ARGV: 1 the parent's epoch as read, 2 atSeq, 3 the fork's id, 4 the deepest nesting allowed.
  * Returns {'parent-changed', epoch, length} | {'too-deep', epoch, depth} | {'registered', epoch, depth, added}
  * (`added` 0 when the fork was listed already: a retried fork).
  */
@@ -18,7 +18,8 @@ local length = (tonumber(redis.call('HGET', KEYS[3], '')) or 0) + redis.call('XL
 if epoch ~= ARGV[1] or length <= tonumber(ARGV[2]) then return {'parent-changed', epoch, length} end
 local depth = (tonumber(redis.call('HGET', KEYS[4], 'depth')) or 0) + 1
 if depth > tonumber(ARGV[4]) then return {'too-deep', epoch, depth} end
-local added = redis.call('SADD', KEYS[5], ARGV[3])
+local now = redis.call('TIME')
+local added = redis.call('HSETNX', KEYS[5], ARGV[3], now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)))
 return {'registered', epoch, depth, added}
 `;
 
@@ -47,6 +48,24 @@ for i = 7, #ARGV do
 end
 redis.call('PUBLISH', ARGV[6], 'deleted')
 return {'forked', ARGV[1], time}
+`;
+
+/**
+ * Take stale entries out of a session's forks: those listed more than ARGV[1] ms ago (Redis time) among the ids
+ * that follow, which the caller found not to exist as forks of it (their maker died between its two steps).
+ * KEYS: 1 the forks hash. Returns how many went.
+ */
+export const FORK_PRUNE_SCRIPT = `#!lua flags=allow-oom
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local pruned = 0
+for i = 2, #ARGV do
+  local listed = tonumber(redis.call('HGET', KEYS[1], ARGV[i]))
+  if listed and ms - listed > tonumber(ARGV[1]) then
+    pruned = pruned + redis.call('HDEL', KEYS[1], ARGV[i])
+  end
+end
+return pruned
 `;
 
 /** The session's epoch and lineage hash, read together (no writes). KEYS: 1 epoch, 2 lineage hash. */

@@ -7,7 +7,13 @@ import { checkForkRequest } from '../fork-request-check.ts';
 import { newEpoch } from '../new-epoch.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { RedisClient } from './redis-connection.ts';
-import { FORK_CREATE_SCRIPT, FORK_REGISTER_SCRIPT, LINEAGE_SCRIPT } from './redis-fork-scripts.ts';
+import { FORK_CREATE_SCRIPT, FORK_PRUNE_SCRIPT, FORK_REGISTER_SCRIPT, LINEAGE_SCRIPT } from './redis-fork-scripts.ts';
+
+/**
+ * An entry of a session's forks older than this that names no fork of it was left by a maker that died between
+ * its two steps (they follow each other within a command timeout): deleting the session takes it out.
+ */
+export const STALE_FORK_ENTRY_MS = 60_000;
 import { sessionKeys, type SessionKeys } from './redis-keys.ts';
 import { withPublishCommand } from './redis-scripts.ts';
 import type { RedisCall } from './redis-snapshots.ts';
@@ -16,6 +22,7 @@ interface ForkCommands {
   shForkRegister(...args: string[]): Promise<unknown>;
   shForkCreate(...args: (string | Buffer)[]): Promise<unknown>;
   shLineage(epoch: string, lineage: string): Promise<unknown>;
+  shForkPrune(forks: string, ...args: string[]): Promise<unknown>;
 }
 
 /** A lineage hash's fields (`HGETALL`'s flat reply) as a `Lineage`; undefined when it has none. */
@@ -35,7 +42,7 @@ export function lineageOf(fields: unknown): Lineage | undefined {
 }
 
 /**
- * The Redis engine's forks (fork-store.ts): the parent's set of forks (`{<parent>}:forks`) is written by one
+ * The Redis engine's forks (fork-store.ts): the parent's forks (`{<parent>}:forks`, a hash) are written by one
  * script on the parent's keys, the fork's epoch, base, lineage hash (`{<id>}:fork`) and first events by one on
  * its own (redis-fork-scripts.ts): on a Cluster the two sessions may be in different slots.
  */
@@ -48,6 +55,7 @@ export class RedisForks implements ForkStore {
     redis.defineCommand('shForkRegister', { numberOfKeys: 5, lua: FORK_REGISTER_SCRIPT });
     redis.defineCommand('shForkCreate', { numberOfKeys: 4, lua: withPublishCommand(FORK_CREATE_SCRIPT, publish) });
     redis.defineCommand('shLineage', { numberOfKeys: 2, lua: LINEAGE_SCRIPT });
+    redis.defineCommand('shForkPrune', { numberOfKeys: 1, lua: FORK_PRUNE_SCRIPT });
     this.#redis = redis as RedisClient & ForkCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -103,22 +111,41 @@ export class RedisForks implements ForkStore {
   async list(sessionId: string): Promise<string[]> {
     validateSessionId(sessionId);
     const keys = sessionKeys(this.#prefix, sessionId);
-    return this.#call('forks', () => this.#redis.smembers(keys.forks));
+    return this.#call('forks', () => this.#redis.hkeys(keys.forks));
   }
 
   /**
-   * What the delete script answered (redis-scripts.ts): refused while the session has forks (`StoreHasForksError`);
-   * a deleted fork then leaves its parent's set (a separate step: the parent may be in another slot). Resolves
-   * whether something was deleted.
+   * Run the delete script (`run`, redis-scripts.ts): refused while the session has forks (`StoreHasForksError`),
+   * after taking out the entries a maker that died between its two steps left (listed over `STALE_FORK_ENTRY_MS`
+   * ago, naming no fork of this session), and once more if there were some; a deleted fork then leaves its parent's
+   * forks (a separate step: the parent may be in another slot). Resolves whether something was deleted.
    */
-  async afterDelete(sessionId: string, reply: unknown): Promise<boolean> {
+  async delete(sessionId: string, run: () => Promise<unknown>): Promise<boolean> {
+    let reply = await run();
+    if (Array.isArray(reply) && Number(reply[0]) < 0 && (await this.#prune(sessionId)) > 0) reply = await run();
     const [deleted, forks, parent] = Array.isArray(reply) ? (reply as [number, number, string?]) : [Number(reply), 0];
     if (deleted < 0) throw new StoreHasForksError(sessionId, Number(forks));
     if (typeof parent === 'string' && parent !== '') await this.#unlist(sessionKeys(this.#prefix, parent), sessionId);
     return deleted > 0;
   }
 
+  /** Take out the session's fork entries that name no fork of it and are older than a fork takes to make. */
+  async #prune(sessionId: string): Promise<number> {
+    const listed = await this.list(sessionId);
+    const missing: string[] = [];
+    for (const childId of listed.slice(0, 1000)) {
+      const { lineage } = await this.lineage(childId);
+      if (lineage?.parent !== sessionId) missing.push(childId);
+    }
+    if (missing.length === 0) return 0;
+    const keys = sessionKeys(this.#prefix, sessionId);
+    const pruned = await this.#call('fork', () =>
+      this.#redis.shForkPrune(keys.forks, String(STALE_FORK_ENTRY_MS), ...missing),
+    );
+    return Number(pruned);
+  }
+
   async #unlist(parent: SessionKeys, childId: string): Promise<void> {
-    await this.#call('fork', () => this.#redis.srem(parent.forks, childId));
+    await this.#call('fork', () => this.#redis.hdel(parent.forks, childId));
   }
 }

@@ -26,7 +26,7 @@ export interface SessionKeys {
   readonly snapshotLease: string;
   /** Hash: the lineage of a fork (`parent`, `forkSeq`, `parentEpoch`, `depth`); absent for a session that is none. */
   readonly lineage: string;
-  /** Set: the ids of the session's forks (direct children), which read their prefix from it. */
+  /** Hash: the ids of the session's forks (direct children, which read their prefix from it) → when listed (ms). */
   readonly forks: string;
 }
 

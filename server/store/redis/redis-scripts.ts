@@ -83,11 +83,11 @@ export const DELETED_NOTICE = 'deleted';
 
 /**
  * Delete a session and tell every node, unless it has forks (they read their prefix from it). KEYS: 1 log, 2 epoch,
- * 3 idempotency hash, 4 snapshot, 5 lineage hash, 6 set of forks. ARGV: 1 channel.
+ * 3 idempotency hash, 4 snapshot, 5 lineage hash, 6 its forks (hash). ARGV: 1 channel.
  * Returns {number of keys deleted, 0, the parent of a fork ('' for none)} | {-1, number of forks} (nothing deleted).
  */
 export const DELETE_SCRIPT = `#!lua flags=allow-oom
-local forks = redis.call('SCARD', KEYS[6])
+local forks = redis.call('HLEN', KEYS[6])
 if forks > 0 then return {-1, forks} end
 local parent = redis.call('HGET', KEYS[5], 'parent') or ''
 local deleted = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])

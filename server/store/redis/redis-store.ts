@@ -389,10 +389,11 @@ export class RedisStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     const keys = this.keys(sessionId);
     const { log, epoch, idempotency, snapshot, lineage, forks, channel } = keys;
-    const reply = await this.#call('delete', false, () =>
-      this.#redis.shDelete(log, epoch, idempotency, snapshot, lineage, forks, channel),
+    return this.#forks.delete(sessionId, () =>
+      this.#call('delete', false, () =>
+        this.#redis.shDelete(log, epoch, idempotency, snapshot, lineage, forks, channel),
+      ),
     );
-    return this.#forks.afterDelete(sessionId, reply);
   }
 
   async close(): Promise<void> {
