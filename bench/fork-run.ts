@@ -31,6 +31,10 @@ export interface ForkSizeResult {
   readonly parentBytes: number;
   /** Wall ms of copying the parent's events into a new session (read pages, commit them), or null when not measured. */
   readonly copyMs: number | null;
+  /** Events/s reading a fork's whole log (its prefix from the parent) in pages of 1,000 (`readStoredPage`). */
+  readonly forkReadPerSecond: number;
+  /** Events/s reading the parent's log the same way (the baseline). */
+  readonly parentReadPerSecond: number;
 }
 
 export interface ForkBenchResult {
@@ -84,6 +88,22 @@ async function copy(store: EventStore, from: string, to: string): Promise<void> 
   }
 }
 
+/** Events per second of reading a session's whole log in stored pages of 1,000 (best of 3). */
+async function readRate(store: EventStore, sessionId: string): Promise<number> {
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    let seq = 0;
+    for (;;) {
+      const page = await store.readStoredPage(sessionId, seq, 1000);
+      if (page.bodies.length === 0) break;
+      seq += page.bodies.length;
+    }
+    best = Math.max(best, (seq * 1000) / (performance.now() - started));
+  }
+  return best;
+}
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measureSize(
@@ -122,13 +142,23 @@ async function measureSize(
   for (const sessionId of made) keyBytes += await usage(sessionId, ['epoch', 'idem', 'fork', 'log']);
   const forkBytes = (keyBytes + (await usage(parent, ['forks'])) - setBefore) / forks;
   const parentBytes = await usage(parent, ['log', 'idem', 'epoch']);
+  const [forkRead, parentRead] = [await readRate(store, made[0]!), await readRate(store, parent)];
   let copyMs: number | null = null;
   if (events <= 100_000) {
     const started = performance.now();
     await copy(store, parent, `${parent}-copy`);
     copyMs = performance.now() - started;
   }
-  return { events, forkMs: median(times), forkBytes, usedMemoryPerFork: (after - before) / forks, parentBytes, copyMs };
+  return {
+    events,
+    forkMs: median(times),
+    forkBytes,
+    usedMemoryPerFork: (after - before) / forks,
+    parentBytes,
+    copyMs,
+    forkReadPerSecond: forkRead,
+    parentReadPerSecond: parentRead,
+  };
 }
 
 export async function runForkBench(options: {

@@ -29,6 +29,16 @@ export function forkRows(result: ForkBenchResult): Row[] {
     });
     rows.push({
       scenario,
+      metric: 'events/s reading a fork whole (prefix from the parent)',
+      unit: '/s',
+      hub: size.forkReadPerSecond,
+      baselineName: 'reading the parent',
+      baseline: size.parentReadPerSecond,
+      target: '',
+      met: null,
+    });
+    rows.push({
+      scenario,
       metric: 'Redis bytes per fork',
       unit: 'B',
       hub: size.forkBytes,
