@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, vi } from 'vitest';
 import { MessageProjector, type SessionEvent } from '../../shared/index.ts';
-import type { EventStore, ValidatedDraft } from '../../server/store/event-store.ts';
+import type { EventStore, StoredPage, ValidatedDraft } from '../../server/store/event-store.ts';
 import { MAX_FORK_DEPTH } from '../../server/store/fork-store.ts';
-import { readEventPage } from '../../server/store/codec/stored-events.ts';
+import { decodeStoredPage, readEventPage } from '../../server/store/codec/stored-events.ts';
 import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
 import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
 import { committed, drafts, recorder, WAIT } from './conformance-helpers.ts';
@@ -20,6 +20,9 @@ async function readAll(store: EventStore, sessionId: string, pageSize = 4): Prom
     events.push(...page.events);
   }
 }
+
+/** The page read with its bound by bytes (`maxBytes`), where the engine takes one. */
+type BoundedRead = (sessionId: string, fromSeq: number, limit: number, maxBytes?: number) => Promise<StoredPage>;
 
 const repair: ValidatedDraft[] = [{ type: 'turn/end', data: { turn: 1, reason: { kind: 'interrupted' } } }];
 
@@ -82,6 +85,14 @@ function describeForkConformance(name: string, it: BackendTest): void {
       expect(childLog.slice(0, 6)).toEqual(parent.events.slice(0, 6));
       expect(childLog.slice(6)).toEqual(committed(own));
       expect(await a.head(parent.id)).toMatchObject({ headSeq: 10 });
+      // Pages bounded by bytes (where the engine bounds them) still read the whole log, page after page.
+      const bounded: SessionEvent[] = [];
+      for (;;) {
+        const next = await (b.readStoredPage as BoundedRead)(child, bounded.length, 100, 40);
+        if (next.bodies.length === 0) break;
+        bounded.push(...decodeStoredPage(child, next).events);
+      }
+      expect(bounded).toEqual(childLog);
       // A page across the fork seq holds the prefix's last events and the fork's first ones.
       const across = await a.readStoredPage(child, 4, 10);
       expect(across).toMatchObject({ epoch: made.epoch, firstSeq: 4 });

@@ -2,6 +2,11 @@ import type { ForkStore } from '../fork-store.ts';
 import { MAX_FORK_DEPTH } from '../fork-store.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 
+/** The snapshot stores' byte trigger (`countBytes`), for engines that keep one. */
+interface ByteTrigger {
+  countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean>;
+}
+
 /**
  * Snapshots as the hub reads them (docs/storage.md#forks): a fork without a snapshot of its own is served its
  * parent's (recursively) when that one covers no more than the shared prefix (`seq ≤ forkSeq`) and belongs to the
@@ -45,5 +50,12 @@ export class LineageSnapshots implements SnapshotStore {
 
   release(sessionId: string, owner: string): Promise<void> {
     return this.#inner.release(sessionId, owner);
+  }
+
+  /** The engine's byte trigger for snapshot builds, where it keeps one (false where it does not). */
+  countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    const inner = this.#inner as Partial<ByteTrigger>;
+    if (inner.countBytes === undefined) return Promise.resolve(false);
+    return inner.countBytes(sessionId, epoch, bytes, every);
   }
 }

@@ -20,6 +20,11 @@ import type { TrimRequest, TrimResult } from '../trim.ts';
 import { StoreTrimmedError } from '../trimmed-error.ts';
 import { LineageSnapshots } from './lineage-snapshots.ts';
 
+/** The engine's page read, with its optional bound by bytes. */
+type PageRead = (sessionId: string, fromSeq: number, limit: number, maxBytes?: number) => Promise<BoundedPage>;
+/** A stored page that may say it was cut short for bytes (`maxBytes`): more events follow within its limit. */
+type BoundedPage = StoredPage & { readonly truncated?: boolean };
+
 /** A fork's prefix as a reader of the fork sees it: where to read it, and the fork's epoch to tag it with. */
 interface Prefix {
   readonly epoch: string;
@@ -106,30 +111,45 @@ export class LineageStore implements EventStore {
     }
   }
 
-  async readStoredPage(sessionId: string, fromSeq: number, limit: number): Promise<StoredPage> {
-    return this.#readStoredPage(sessionId, fromSeq, limit, 0);
+  /**
+   * The engine's page read, with a bound by bytes where the engine takes one (`maxBytes`: the page's bodies take at
+   * most that much, but for its first event; a page cut short for bytes says `truncated`).
+   */
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
+    return this.#readStoredPage(sessionId, fromSeq, limit, maxBytes, 0);
   }
 
-  async #readStoredPage(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<StoredPage> {
+  async #readStoredPage(
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxBytes: number | undefined,
+    hops: number,
+  ): Promise<BoundedPage> {
+    const read: PageRead = this.#inner.readStoredPage.bind(this.#inner);
     try {
-      return await this.#inner.readStoredPage(sessionId, fromSeq, limit);
+      return await read(sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const page = await this.#readStoredPage(parent, fromSeq, wanted, hops + 1);
+      const page = await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
       if (page.epoch !== parentEpoch) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
         );
       }
-      const stitched = { ...page, epoch: prefix.epoch };
-      if (page.bodies.length < wanted || wanted === limit) return stitched;
+      const stitched: BoundedPage = { ...page, epoch: prefix.epoch };
+      if (page.truncated === true || page.bodies.length < wanted || wanted === limit) return stitched;
       // The prefix ends at the fork seq: the rest of the page is the fork's own first events, read in the same epoch
       // (a page ends early only where the log does, for every reader: the append cache stops at a short page).
-      const own = await this.#own(() => this.#inner.readStoredPage(sessionId, forkSeq + 1, limit - wanted));
+      const room =
+        maxBytes === undefined ? undefined : maxBytes - page.bodies.reduce((sum, body) => sum + body.length, 0);
+      if (room !== undefined && room <= 0) return { ...stitched, truncated: true };
+      const own = await this.#own(() => read(sessionId, forkSeq + 1, limit - wanted, room));
       if (own?.epoch !== prefix.epoch) return stitched;
-      return { ...stitched, bodies: [...page.bodies, ...own.bodies], times: [...page.times, ...own.times] };
+      const joined = { ...stitched, bodies: [...page.bodies, ...own.bodies], times: [...page.times, ...own.times] };
+      return own.truncated === true ? { ...joined, truncated: true } : joined;
     }
   }
 
