@@ -12,6 +12,7 @@ import { withInspector } from './http/inspector-route.ts';
 import { PresenceTracker } from './presence/presence-tracker.ts';
 import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { HubError } from './hub-error.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './request-url.ts';
 import { browserRefusal } from './http/browser-guard.ts';
@@ -111,6 +112,8 @@ export function createHub(input: HubConfig): Hub {
     },
   });
   const fork: ForkService = async (input, authorize) => {
+    // Like an append: a node shutting down makes no new session.
+    if (shuttingDown) throw new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down');
     const outcome = await forkSession(input, { store, reads, authorize });
     cache.invalidate(outcome.sessionId); // the id may have been cached as an empty session
     return outcome;
