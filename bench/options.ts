@@ -22,6 +22,7 @@ export const SCENARIO_NAMES = [
   'inspector',
   'listing',
   'retention',
+  'fork',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

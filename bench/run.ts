@@ -23,6 +23,7 @@ import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runRetention } from './scenarios/retention.ts';
 import { runWarmup } from './scenarios/warmup.ts';
+import { runFork } from './scenarios/fork.ts';
 import { hubTarget } from './hub-target.ts';
 import { runArchiveBackends } from './archive-backends.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
@@ -49,6 +50,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   inspector: (context) => runInspectorJoin(context, log),
   listing: (context) => runListing(context, log),
   retention: (context) => runRetention(context, log),
+  fork: (context) => runFork(context),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

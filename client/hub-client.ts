@@ -21,6 +21,7 @@ import { Emitter, emitError, reportListenerError } from './emitter.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import { requestRedaction, type RedactionReply } from './redact-request.ts';
 import { RequestTracker } from './requests.ts';
+import { sendFork, type ForkOptions, type ForkResult } from './fork-request.ts';
 import { Subscription } from './subscription.ts';
 import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
@@ -370,6 +371,39 @@ export class HubClient extends Emitter<HubClientEvents> {
       });
     }
     return { base: httpBaseOf(this.#connection.url), token };
+  }
+
+  /**
+   * Fork `sessionId` at `atSeq` (docs/client.md#forks): a new session sharing its events 0..`atSeq`, without copying
+   * them. Needs `read` on the source and `append` on the new id. Rejects with FORK_INSIDE_TURN when `atSeq` is inside
+   * a turn (unless `repair`), FORK_TARGET_EXISTS, SEQ_OUT_OF_RANGE, FORK_TOO_DEEP, FORBIDDEN, TIMEOUT.
+   */
+  fork(sessionId: string, atSeq: number, options: ForkOptions = {}): Promise<ForkResult> {
+    if (this.#connection.state === 'closed') return Promise.reject(this.#closedError());
+    const timeoutMs =
+      options.timeoutMs === undefined ? this.#requestTimeoutMs : checkTimeoutMs('timeoutMs', options.timeoutMs);
+    const { newId, repair } = options;
+    const link = {
+      requests: this.#requests,
+      send: (message: Parameters<Connection['send']>[0]) => this.#connection.send(message),
+      connected: (signal: AbortSignal) => this.#whenConnected(signal),
+    };
+    const request = { sessionId, atSeq, ...(newId === undefined ? {} : { newId }), ...(repair ? { repair } : {}) };
+    return sendFork(link, request, timeoutMs);
+  }
+
+  /** Resolves once connected (at once when it is); a caller that gave up (`signal`) leaves no listener behind. */
+  #whenConnected(signal: AbortSignal): Promise<void> {
+    if (this.#connection.state === 'connected') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const stop = this.on('state', (next) => {
+        if (next === 'connected') resolve();
+        else if (next === 'closed') reject(this.#closedError());
+        else return;
+        stop();
+      });
+      signal.addEventListener('abort', stop, { once: true });
+    });
   }
 
   /** Close the connection and every subscription; pending appends reject with CLOSED. */

@@ -12,6 +12,7 @@ const KNOWN_SERVER_TYPES: Readonly<Record<ServerMessage['type'], true>> = {
   events: true,
   live: true,
   ack: true,
+  forked: true,
   reset: true,
   presence: true,
   metadata: true,

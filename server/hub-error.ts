@@ -76,6 +76,10 @@ export function toHubError(error: unknown): HubError {
     const field = 'field' in error && typeof error.field === 'string' ? { field: error.field } : undefined;
     return new HubError(HubErrorCode.INVALID_METADATA, error.message, field);
   }
+  for (const code of [HubErrorCode.HAS_FORKS, HubErrorCode.FORK_PARENT_CHANGED]) {
+    // The store's StoreHasForksError and StoreForkParentError (forks, server/store/fork-store.ts).
+    if (error instanceof Error && hasCode(error, code)) return new HubError(code, error.message);
+  }
   if (error instanceof FrameDecodeError) return new HubError(HubErrorCode.PARSE_ERROR, error.message);
   if (error instanceof ProtocolParseError) return new HubError(HubErrorCode.BAD_REQUEST, error.message);
   return new HubError(HubErrorCode.INTERNAL, 'internal error', undefined, { cause: error });
@@ -98,6 +102,11 @@ const httpStatusByCode: Readonly<Partial<Record<HubErrorCode, number>>> = {
   SEQ_CONFLICT: 409,
   IDEMPOTENCY_MISMATCH: 409,
   INVALID_METADATA: 400,
+  FORK_INSIDE_TURN: 409,
+  FORK_TARGET_EXISTS: 409,
+  FORK_PARENT_CHANGED: 409,
+  FORK_TOO_DEEP: 400,
+  HAS_FORKS: 409,
   NOT_FOUND: 404,
   GONE: 410,
   UNAUTHORIZED: 401,

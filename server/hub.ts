@@ -12,6 +12,7 @@ import { withInspector } from './http/inspector-route.ts';
 import { PresenceTracker } from './presence/presence-tracker.ts';
 import { loadInspectorAssets } from './http/inspector-assets.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { HubError } from './hub-error.ts';
 import { HubMetrics } from './metrics.ts';
 import { requestUrl } from './request-url.ts';
 import { browserRefusal } from './http/browser-guard.ts';
@@ -25,6 +26,8 @@ import { withTimeout } from '../shared/timeout.ts';
 import { PendingConnections, type PendingTicket } from './limits/pending-connections.ts';
 import { SubscriptionBudget } from './limits/subscription-budget.ts';
 import { storeReadLimits } from './limits/store-reads.ts';
+import { forkSession, type ForkService } from './append/fork-session.ts';
+import { LineageStore } from './store/lineage/lineage-store.ts';
 
 import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
 import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
@@ -67,7 +70,9 @@ export interface Hub {
 /** Create a hub node (not listening yet: call `listen()`). */
 export function createHub(input: HubConfig): Hub {
   const config = resolveConfig(input);
-  const { store, limits, nodeName } = config;
+  const { limits, nodeName } = config;
+  // Forks read their prefix from their parents: every reader of the node reads through the lineage layer.
+  const store = LineageStore.over(config.store);
   const logger = config.logger ?? createLogger(config.logLevel, { node: nodeName });
   const metrics = new HubMetrics(config.metricsPrefix);
   /** Every store read of the node is bounded by bytes from these (catch-up, the append cache, gap fills, pages). */
@@ -131,6 +136,18 @@ export function createHub(input: HubConfig): Hub {
     secrets === undefined || secrets.mode === 'off'
       ? new AppendPipeline(pipelineDeps)
       : new ScanningPipeline(pipelineDeps, new SecretScanner(secrets));
+  const fork: ForkService = async (input, authorize) => {
+    // Like an append: a node shutting down makes no new session.
+    if (shuttingDown) throw new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down');
+    const outcome = await forkSession(input, { store, reads, authorize });
+    cache.invalidate(outcome.sessionId); // the id may have been cached as an empty session
+    // The lineage goes to the child's metadata too (a write of its own, as at a first append: logged if it fails).
+    const init = { createdAt: Date.now(), parent: outcome.parent, forkSeq: outcome.forkSeq };
+    store.metadata.initialize(outcome.sessionId, init).catch((error: unknown) => {
+      logger.warn({ err: error, sessionId: outcome.sessionId }, 'could not record the fork in its metadata');
+    });
+    return outcome;
+  };
   const stopReconnectWatch = store.onReconnect(() => {
     logger.info('the store reconnected: cached sessions will be rebuilt from it');
     cache.storeReconnected();
@@ -177,6 +194,7 @@ export function createHub(input: HubConfig): Hub {
     nodeName,
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
+    fork,
     snapshots: snapshotSource,
   });
   const server = createServer(
@@ -217,6 +235,7 @@ export function createHub(input: HubConfig): Hub {
     snapshots: snapshotSource,
     retention: store.retention,
     principalRate,
+    fork,
     admit: (connection) => {
       if (admitted.size >= limits.maxConnections) {
         metrics.errors.inc({ code: HubErrorCode.TOO_MANY_CONNECTIONS });

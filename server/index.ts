@@ -9,6 +9,7 @@ export type { AllowedOrigins } from './ws/origin-policy.ts';
 export { HubError } from './hub-error.ts';
 export { HubErrorCode } from '../shared/protocol.ts';
 export type { EventStore } from './store/event-store.ts';
+export type { ForkStore, ForkRequest, ForkResult, Lineage, LineageRead } from './store/fork-store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory/memory-store.ts';
 export { RedisStore, type RedisStoreOptions } from './store/redis/redis-store.ts';
 export type { RedisAuth } from './store/redis/redis-connection.ts';

@@ -47,6 +47,8 @@ export type { SessionListener, SessionOptions } from './session.ts';
 export { parseJsonl, toJsonl } from './jsonl.ts';
 export { validateLifecycle, repairInterrupted, INTERRUPTED_TOOL_OUTPUT } from './lifecycle.ts';
 export type { LifecycleOptions } from './lifecycle.ts';
+export { forkPoint } from './fork-point.ts';
+export type { ForkPoint } from './fork-point.ts';
 export { LifecycleViolationCode } from './lifecycle-tracker.ts';
 export type { LifecycleViolation } from './lifecycle-tracker.ts';
 export { REDACTED_TEXT, REDACTION_AUDIT_TYPE, isRedactionAudit, redactEventData, redactedSeqsOf } from './redaction.ts';

@@ -12,6 +12,7 @@ import type {
   SubscribeRequest,
   AnnouncedLimits,
   AppendRequest,
+  ForkRequest,
   Watcher,
 } from './protocol.ts';
 
@@ -231,6 +232,20 @@ function parseAppend(reader: Reader): AppendRequest {
   return message;
 }
 
+function parseFork(reader: Reader): ForkRequest {
+  const [id, sessionId, atSeq] = [reader.index('id'), reader.sessionId(), reader.index('atSeq')];
+  const newId = reader.optionalString('newId', { nonEmpty: true, maxLength: PROTOCOL_BOUNDS.sessionIdUnits });
+  const repair = own(reader.record, 'repair') === undefined ? undefined : reader.boolean('repair');
+  return {
+    type: 'fork',
+    id,
+    sessionId,
+    atSeq,
+    ...(newId === undefined ? {} : { newId }),
+    ...(repair ? { repair } : {}),
+  };
+}
+
 /**
  * Narrow a decoded frame to a `ClientMessage`, or throw `ProtocolParseError` (code `BAD_REQUEST`) naming the
  * offending field.
@@ -260,6 +275,8 @@ export function parseClientMessage(value: unknown): ClientMessage {
       // Only its envelope here: the hub checks the patch itself with `parseMetadataPatch` (INVALID_METADATA).
       return { type, id: reader.index('id'), sessionId: reader.sessionId(), patch: patch as MetadataPatch };
     }
+    case 'fork':
+      return parseFork(reader);
     default:
       return reader.fail(`unknown message type ${describeValue(type)}`);
   }
@@ -377,6 +394,17 @@ export function parseServerMessage(value: unknown): ServerMessage {
         time: reader.index('time'),
         duplicate: reader.boolean('duplicate'),
       };
+    case 'forked': {
+      const [id, sessionId, epoch, headSeq] = [
+        reader.index('id'),
+        reader.string('sessionId'),
+        reader.string('epoch'),
+        reader.integer('headSeq', -1),
+      ];
+      const [parent, forkSeq, depth] = [reader.string('parent'), reader.index('forkSeq'), reader.index('depth')];
+      const [repaired, duplicate] = [reader.index('repaired'), reader.boolean('duplicate')];
+      return { type, id, sessionId, epoch, headSeq, parent, forkSeq, depth, repaired, duplicate };
+    }
     case 'reset':
       return {
         type,

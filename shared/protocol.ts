@@ -135,8 +135,30 @@ export interface PingRequest {
   readonly id: number;
 }
 
+/**
+ * Fork a session (docs/protocol.md#forks): a new session `newId` whose events 0..`atSeq` are this one's (shared, not
+ * copied) and whose own events follow. Needs `read` on `sessionId` and `append` on `newId`. `atSeq` must be at a turn
+ * boundary (FORK_INSIDE_TURN), unless `repair` closes the open turn in the fork (as `recover()` does).
+ */
+export interface ForkRequest {
+  readonly type: 'fork';
+  readonly id: number;
+  readonly sessionId: string;
+  readonly atSeq: number;
+  /** The new session's id (it must not exist); default: a random one under the source's tenant prefix. */
+  readonly newId?: string;
+  readonly repair?: boolean;
+}
+
 export type ClientMessage =
-  HelloRequest | AuthRequest | SubscribeRequest | UnsubscribeRequest | AppendRequest | SetMetadataRequest | PingRequest;
+  | HelloRequest
+  | AuthRequest
+  | SubscribeRequest
+  | UnsubscribeRequest
+  | AppendRequest
+  | SetMetadataRequest
+  | PingRequest
+  | ForkRequest;
 export type ClientMessageType = ClientMessage['type'];
 
 // ---- hub -> client -------------------------------------------------------------------------------------------
@@ -227,6 +249,25 @@ export interface AckMessage {
   readonly duplicate: boolean;
 }
 
+/** Reply to `fork`: the new session and its lineage. */
+export interface ForkedMessage {
+  readonly type: 'forked';
+  readonly id: number;
+  /** The new session. */
+  readonly sessionId: string;
+  readonly epoch: string;
+  /** Its head: `forkSeq`, or the last event of the repair. */
+  readonly headSeq: number;
+  readonly parent: string;
+  readonly forkSeq: number;
+  /** 1 for a fork of a session that is no fork; at most 32. */
+  readonly depth: number;
+  /** Events the repair appended after `forkSeq` (0 at a turn boundary). */
+  readonly repaired: number;
+  /** True when `newId` was already this very fork (a retried fork): nothing new was made. */
+  readonly duplicate: boolean;
+}
+
 /** The client's position is void (epoch changed: the session's data was lost). Restart from seq 0. */
 export interface ResetMessage {
   readonly type: 'reset';
@@ -306,6 +347,7 @@ export type ServerMessage =
   | EventsMessage
   | LiveMessage
   | AckMessage
+  | ForkedMessage
   | ResetMessage
   | PresenceMessage
   | MetadataMessage
@@ -348,6 +390,17 @@ export const HubErrorCode = {
   IDEMPOTENCY_MISMATCH: 'IDEMPOTENCY_MISMATCH',
   /** A metadata patch breaks a bound or a rule (`METADATA_LIMITS`); `details.field` names the field. Nothing changed. */
   INVALID_METADATA: 'INVALID_METADATA',
+  // forks (docs/protocol.md#forks)
+  /** `fork.atSeq` lies inside a turn (`details.turn`) and `repair` was not asked: no fork made. */
+  FORK_INSIDE_TURN: 'FORK_INSIDE_TURN',
+  /** The fork's new id names a session that exists (another fork's lineage in `details`): nothing made. */
+  FORK_TARGET_EXISTS: 'FORK_TARGET_EXISTS',
+  /** The forked session changed epoch (deleted, data lost) while forking, or a fork's parent did since. */
+  FORK_PARENT_CHANGED: 'FORK_PARENT_CHANGED',
+  /** A fork would nest deeper than 32 levels (`details.depth`). */
+  FORK_TOO_DEEP: 'FORK_TOO_DEEP',
+  /** A session with forks cannot be deleted (they read their prefix from it): delete the forks first. */
+  HAS_FORKS: 'HAS_FORKS',
   // auth
   UNAUTHORIZED: 'UNAUTHORIZED',
   TOKEN_EXPIRED: 'TOKEN_EXPIRED',

@@ -10,6 +10,7 @@ import { Transcript } from './transcript.tsx';
 import { AppendBox } from './append-box.tsx';
 import { Watchers } from './watchers.tsx';
 import { MetadataEditor } from './metadata-editor.tsx';
+import { ForkHere } from './fork-here.tsx';
 
 interface Snapshot {
   readonly events: readonly SessionEvent[];
@@ -175,6 +176,8 @@ export function SessionView(props: { sessionId: string; token: string | undefine
   const head = status.headAtOpen ?? -1;
   // Append controls: on an open hub, or when the token grants append here (the hub checks every append anyway).
   const mayAppend = token === undefined ? status.openHub : tokenGrants(token, 'append', sessionId);
+  // "Fork here": the fork needs read here (the page has it) and append on the new id, which the hub names.
+  const mayFork = token === undefined ? status.openHub : tokenGrants(token, 'append', forkIdPattern(sessionId));
   return (
     <div class="session-view">
       <header class="bar">
@@ -226,6 +229,9 @@ export function SessionView(props: { sessionId: string; token: string | undefine
           </span>
         </label>
         {at !== undefined && <button onClick={() => setTravelAt(undefined)}>back to live</button>}
+        {at !== undefined && mayFork && client.current !== undefined && (
+          <ForkHere key={at} client={client.current} sessionId={sessionId} atSeq={at} />
+        )}
       </div>
       <main class="panes">
         <section class="pane">
@@ -263,4 +269,9 @@ export function SessionView(props: { sessionId: string; token: string | undefine
       {mayAppend && client.current !== undefined && <AppendBox client={client.current} sessionId={sessionId} />}
     </div>
   );
+}
+
+/** An id the hub may give a fork of `sessionId` (its tenant prefix, then `fork-…`), to test the token's grants on. */
+function forkIdPattern(sessionId: string): string {
+  return `${sessionId.slice(0, sessionId.lastIndexOf('/') + 1)}fork-`;
 }

@@ -5,6 +5,7 @@ import { serveCommand } from './commands/serve.ts';
 import { tailCommand } from './commands/tail.ts';
 import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
+import { forkCommand } from './commands/fork.ts';
 import { tokenCommand } from './commands/token.ts';
 import { redactCommand } from './commands/redact.ts';
 import { redisPurgeCommand } from './commands/redis-purge.ts';
@@ -18,6 +19,7 @@ const commands: readonly Command[] = [
   exportCommand,
   importCommand,
   sessionsCommand,
+  forkCommand,
   rmCommand,
   redactCommand,
   redisPurgeCommand,

@@ -71,6 +71,23 @@ export interface SessionListPage {
   readonly next?: string;
 }
 
+export interface ForkBody {
+  readonly atSeq: number;
+  readonly newId?: string;
+  readonly repair?: boolean;
+}
+
+export interface ForkReply {
+  readonly sessionId: string;
+  readonly epoch: string;
+  readonly headSeq: number;
+  readonly parent: string;
+  readonly forkSeq: number;
+  readonly depth: number;
+  readonly repaired: number;
+  readonly duplicate: boolean;
+}
+
 /** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
 export class HubHttp {
   readonly #target: HubTarget;
@@ -134,6 +151,11 @@ export class HubHttp {
   /** Redact events of a session (`POST /v1/sessions/:id/redactions`). */
   redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactReply> {
     return this.#request('POST', `${sessionPath(sessionId)}/redactions`, { seqs, reason }) as Promise<RedactReply>;
+  }
+
+  /** `POST /v1/sessions/:id/forks` (docs/protocol.md#forks). */
+  fork(sessionId: string, body: ForkBody): Promise<ForkReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/forks`, body) as Promise<ForkReply>;
   }
 
   /** Delete a session; resolves false when there was nothing to delete. */

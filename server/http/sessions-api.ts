@@ -25,6 +25,8 @@ import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 import { listingQuery, listSessionPage, type ArchivedSessionSource } from './session-listing.ts';
 import { patchMetadata } from '../append/metadata-patch.ts';
 import { redactReply } from './redact-route.ts';
+import type { ForkService } from '../append/fork-session.ts';
+import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -41,6 +43,8 @@ export interface HttpRoutesDeps {
   readonly isShuttingDown: () => boolean;
   /** A session was deleted through this node: drop what the node holds for it. */
   readonly onSessionDeleted: (sessionId: string) => void;
+  /** Makes forks (`POST /v1/sessions/:id/forks`; server/append/fork-session.ts). */
+  readonly fork: ForkService;
   /** Where `GET /v1/sessions/:id/snapshot` reads (absent: that route answers NOT_FOUND). */
   readonly snapshots?: SnapshotSource;
   /** The cold tier's sessions, merged into `GET /v1/sessions` (absent: the store's sessions only). */
@@ -108,6 +112,19 @@ export function sessionRoute(
       },
     };
   }
+  if (rest.endsWith('/forks')) {
+    const rawId = rest.slice(0, -'/forks'.length);
+    const post = method === 'POST';
+    return {
+      route: post ? 'POST /v1/sessions/:id/forks' : 'GET /v1/sessions/:id/forks',
+      allowed: 'GET,POST',
+      run: async () => {
+        const sessionId = decodeSessionId(rawId);
+        const routeDeps = forkRouteDeps(request, deps);
+        return post ? createFork(sessionId, request, routeDeps) : listForks(sessionId, routeDeps);
+      },
+    };
+  }
   if (rest.endsWith('/events')) {
     const rawId = rest.slice(0, -'/events'.length);
     if (method === 'POST') {
@@ -152,6 +169,18 @@ function decodeSessionId(rawSessionId: string): string {
   return sessionId;
 }
 
+/** The principal of the request's token (UNAUTHORIZED, TOKEN_EXPIRED… when it has none that holds). */
+function authenticate(request: IncomingMessage, deps: HttpRoutesDeps): Promise<HubPrincipal> {
+  return Promise.resolve(
+    deps.auth.authenticate(requestToken(request), {
+      transport: 'http',
+      headers: request.headers,
+      url: request.url ?? '/',
+      remoteAddress: request.socket.remoteAddress,
+    }),
+  );
+}
+
 /** Authenticate the request's token and check that it may do `action` on `sessionId` (FORBIDDEN if not). */
 export async function authorize(
   request: IncomingMessage,
@@ -159,16 +188,30 @@ export async function authorize(
   action: HubAction,
   deps: HttpRoutesDeps,
 ): Promise<HubPrincipal> {
-  const principal = await deps.auth.authenticate(requestToken(request), {
-    transport: 'http',
-    headers: request.headers,
-    url: request.url ?? '/',
-    remoteAddress: request.socket.remoteAddress,
-  });
+  const principal = await authenticate(request, deps);
   if (!(await deps.auth.authorize(principal, action, sessionId))) {
     throw new HubError(HubErrorCode.FORBIDDEN, `${principal.subject} may not ${action} ${sessionId}`);
   }
   return principal;
+}
+
+/** The fork routes' view of the node, authorizing with this request's token (authenticated once). */
+function forkRouteDeps(request: IncomingMessage, deps: HttpRoutesDeps): ForkRouteDeps {
+  let principal: Promise<HubPrincipal> | undefined;
+  return {
+    store: deps.store,
+    fork: deps.fork,
+    principalRate: deps.principalRate,
+    maxBodyBytes: deps.limits.maxFrameBytes,
+    authorize: async (action, sessionId) => {
+      principal ??= authenticate(request, deps);
+      const who = await principal;
+      if (!(await deps.auth.authorize(who, action, sessionId))) {
+        throw new HubError(HubErrorCode.FORBIDDEN, `${who.subject} may not ${action} ${sessionId}`);
+      }
+      return who;
+    },
+  };
 }
 
 async function authorized(
@@ -227,9 +270,12 @@ async function deleteSession(rawSessionId: string, request: IncomingMessage, dep
 
 async function sessionHead(rawSessionId: string, request: IncomingMessage, deps: HttpRoutesDeps): Promise<HttpReply> {
   const sessionId = await authorized(request, rawSessionId, 'read', deps);
-  const { epoch, headSeq, firstSeq } = await deps.store.head(sessionId);
-  // `firstSeq` only for a trimmed log: seqs below it are GONE.
-  return { status: 200, body: { sessionId, epoch, headSeq, ...(firstSeq === undefined ? {} : { firstSeq }) } };
+  const [head, { lineage }] = await Promise.all([deps.store.head(sessionId), deps.store.forks.lineage(sessionId)]);
+  const { epoch, headSeq, firstSeq } = head;
+  // `firstSeq` only for a trimmed log (seqs below it are GONE); the lineage only for a fork.
+  const trimmed = firstSeq === undefined ? {} : { firstSeq };
+  const fork = lineage === undefined ? {} : { parent: lineage.parent, forkSeq: lineage.forkSeq, depth: lineage.depth };
+  return { status: 200, body: { sessionId, epoch, headSeq, ...trimmed, ...fork } };
 }
 
 /** `GET /v1/sessions/:id/presence`: who watches the session, on every node (read grant). */

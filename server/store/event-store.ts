@@ -6,6 +6,7 @@ import type { RetentionStore } from './retention-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { RedactionStore } from './redaction-store.ts';
+import type { ForkStore } from './fork-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
 
 /** An event that passed validation against the session at `expectedSeq` (`Session.check`): only seq and time are missing. */
@@ -209,6 +210,8 @@ export interface EventStore {
   readonly retention: RetentionStore;
   /** Redaction: events' data replaced by placeholders, audited, in one atomic step (see redaction-store.ts). */
   readonly redactions: RedactionStore;
+  /** Forks: sessions that share another's events up to a seq without copying them (see fork-store.ts). */
+  readonly forks: ForkStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

@@ -12,6 +12,7 @@ import { adoptDecodedJson } from '../../shared/freeze-json.ts';
 import { parseClientMessage, ProtocolParseError } from '../../shared/protocol-parse.ts';
 import { AppendFences } from '../append/fence.ts';
 import type { AppendOutcome, AppendPipeline } from '../append/pipeline.ts';
+import type { ForkService } from '../append/fork-session.ts';
 import { measureAppend } from '../append/append-metrics.ts';
 import { ConnectionGuard, tokenExpiredError, type GuardedConnection } from '../limits/connection-guard.ts';
 import type { PrincipalRateLimits } from '../limits/principal-rate.ts';
@@ -51,6 +52,8 @@ export interface ConnectionContext extends SubscriptionsContext {
   readonly limits: HubLimits;
   /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
   readonly principalRate?: PrincipalRateLimits;
+  /** Makes a fork (`fork` message; server/append/fork-session.ts), authorizing through the connection's principal. */
+  readonly fork: ForkService;
   /**
    * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
    * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
@@ -318,6 +321,13 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
         await this.#authorize('append', message.sessionId);
         const metadata = await patchMetadata(this.#context.metadata, message.sessionId, message.patch);
         this.send({ type: 'metadata', id: message.id, sessionId: message.sessionId, metadata });
+        return;
+      }
+      case 'fork': {
+        this.#guard.checkAppend();
+        this.#context.principalRate?.checkAppend(this.#principal, this.#request.remoteAddress);
+        const outcome = await this.#context.fork(message, (action, id) => this.#authorize(action, id));
+        this.send({ type: 'forked', id: message.id, ...outcome });
         return;
       }
     }

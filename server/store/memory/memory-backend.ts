@@ -99,6 +99,11 @@ export class MemoryBackend {
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
   }
 
+  /** Tell every listening store that a session changed under its watchers (a fork made on its id): re-read it. */
+  resync(sessionId: string): void {
+    for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
+  }
+
   /** Announce a committed batch to every listening store, asynchronously but in commit order. */
   publish(batch: CommittedBatch): void {
     for (const listener of this.#listeners) queueMicrotask(() => listener.committed(batch));

@@ -1,3 +1,4 @@
+import { hasForks } from './memory-forks.ts';
 import { StoreUnavailableError } from '../event-store.ts';
 import {
   checkExpireRequest,
@@ -48,9 +49,9 @@ export class MemoryRetention implements RetentionStore {
     const { epoch } = session;
     if (request.expectedEpoch !== undefined && request.expectedEpoch !== epoch) return { status: 'conflict', epoch };
     const lastActivity = session.events[session.events.length - 1]?.time;
-    if (request.idleSince !== undefined && (lastActivity === undefined || lastActivity > request.idleSince)) {
-      return { status: 'active', epoch, lastActivity };
-    }
+    const idle = request.idleSince === undefined || (lastActivity !== undefined && lastActivity <= request.idleSince);
+    // A session with forks stays while they do: they read their prefix from it (docs/operations.md, Retention).
+    if (!idle || hasForks(this.#backend, sessionId)) return { status: 'active', epoch, lastActivity };
     const headSeq = nextSeqOf(session) - 1;
     this.#backend.delete(sessionId); // tells every store on the backend, as a deletion does
     this.#backend.snapshotLeases.delete(sessionId);

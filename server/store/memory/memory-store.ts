@@ -26,6 +26,8 @@ import { validateSessionId } from '../session-id.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import { MemoryPresence } from './memory-presence.ts';
 import { MemorySnapshots } from './memory-snapshots.ts';
+import { MemoryForks } from './memory-forks.ts';
+import type { ForkStore } from '../fork-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import { MemoryMetadata } from './memory-metadata.ts';
@@ -57,6 +59,8 @@ export class MemoryStore implements EventStore {
   readonly metadata: MetadataStore;
   readonly retention: RetentionStore;
   readonly redactions: RedactionStore;
+  readonly forks: ForkStore;
+  readonly #forks: MemoryForks;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -68,6 +72,7 @@ export class MemoryStore implements EventStore {
     this.metadata = new MemoryMetadata(this.backend, () => this.#closed);
     this.retention = new MemoryRetention(this.backend, () => this.#closed);
     this.redactions = new MemoryRedactions(this.backend, () => this.#closed);
+    this.forks = this.#forks = new MemoryForks(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),
@@ -178,7 +183,10 @@ export class MemoryStore implements EventStore {
   async deleteSession(sessionId: string): Promise<boolean> {
     this.#checkOpen();
     validateSessionId(sessionId);
-    return this.backend.delete(sessionId);
+    this.#forks.checkDeletable(sessionId); // refused while forks read their prefix from it
+    const deleted = this.backend.delete(sessionId);
+    this.#forks.deleted(sessionId);
+    return deleted;
   }
 
   async close(): Promise<void> {

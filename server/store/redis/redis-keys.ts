@@ -28,6 +28,10 @@ export interface SessionKeys {
   readonly metadata: string;
   /** String: the session's retention tombstone, its expiry time (epoch ms), with its own expiry (`--expired-ttl`). */
   readonly expired: string;
+  /** Hash: the lineage of a fork (`parent`, `forkSeq`, `parentEpoch`, `depth`); absent for a session that is none. */
+  readonly lineage: string;
+  /** Hash: the ids of the session's forks (direct children, which read their prefix from it) → when listed (ms). */
+  readonly forks: string;
 }
 
 /**
@@ -56,6 +60,8 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     snapshotLease: `${base}snaplease`,
     metadata: `${base}meta`,
     expired: `${base}expired`,
+    lineage: `${base}fork`,
+    forks: `${base}forks`,
   };
 }
 

@@ -86,6 +86,8 @@ export class RedisRetention implements RetentionStore {
         keys.expired,
         keys.idempotency,
         ...sessionDataKeys(keys).filter((key) => key !== keys.idempotency),
+        keys.lineage,
+        keys.forks, // last: a session with forks is kept (they read their prefix from it)
       ]),
       request.expectedEpoch ?? '',
       request.idleSince === undefined ? '' : String(request.idleSince),

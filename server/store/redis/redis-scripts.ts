@@ -84,18 +84,26 @@ return {epoch or '', length, base}
 export const DELETED_NOTICE = 'deleted';
 
 /**
- * Delete a session and tell every node. KEYS: every key of the session (log, epoch, `sessionDataKeys`, the
- * retention tombstone). ARGV: 1 channel. Returns the number of keys deleted.
+ * Delete a session and tell every node, unless it has forks (they read their prefix from it). KEYS: 1 log, 2 epoch,
+ * 3 lineage hash, 4 its forks (hash), then the rest of the session's keys (`sessionDataKeys`, the retention
+ * tombstone): all are deleted. ARGV: 1 channel.
+ * Returns {number of keys deleted, 0, the parent of a fork ('' for none)} | {-1, number of forks} (nothing deleted).
  */
 export const DELETE_SCRIPT = `#!lua flags=allow-oom
+local forks = redis.call('HLEN', KEYS[4])
+if forks > 0 then return {-1, forks} end
+local parent = redis.call('HGET', KEYS[3], 'parent') or ''
 local deleted = redis.call('DEL', unpack(KEYS))
 redis.call('PUBLISH', ARGV[1], '${DELETED_NOTICE}')
-return deleted
+return {deleted, 0, parent}
 `;
 
 /** The arguments of `DELETE_SCRIPT` (defined without a fixed number of keys) for a session's keys. */
 export function deleteScriptArgs(keys: SessionKeys): (string | number)[] {
-  return [...keysWithCount([keys.log, keys.epoch, ...sessionDataKeys(keys), keys.expired]), keys.channel];
+  return [
+    ...keysWithCount([keys.log, keys.epoch, keys.lineage, keys.forks, ...sessionDataKeys(keys), keys.expired]),
+    keys.channel,
+  ];
 }
 
 /**

@@ -48,6 +48,8 @@ import type { PresenceStore } from '../presence-store.ts';
 import { openReplicaWait, type ReplicaWait } from './replica-wait.ts';
 import { RedisPresence } from './redis-presence.ts';
 import { RedisSnapshots, type RedisCall } from './redis-snapshots.ts';
+import { RedisForks } from './redis-forks.ts';
+import type { ForkStore } from '../fork-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { RedisMetadata } from './redis-metadata.ts';
 import type { MetadataStore } from '../metadata-store.ts';
@@ -118,6 +120,8 @@ export class RedisStore implements EventStore {
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
   readonly retention: RetentionStore;
+  readonly forks: ForkStore;
+  readonly #forks: RedisForks;
   readonly #trimmer: RedisTrimmer;
   readonly metadata: MetadataStore;
   readonly redactions: RedactionStore;
@@ -172,6 +176,7 @@ export class RedisStore implements EventStore {
     this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
     this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
+    this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
     for (const connection of this.#connections) {
@@ -390,8 +395,7 @@ export class RedisStore implements EventStore {
 
   async deleteSession(sessionId: string): Promise<boolean> {
     const args = deleteScriptArgs(this.keys(sessionId));
-    const deleted = await this.#call('delete', false, () => this.#redis.shDelete(...args));
-    return Number(deleted) > 0;
+    return this.#forks.delete(sessionId, () => this.#call('delete', false, () => this.#redis.shDelete(...args)));
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,61 @@
+import type { ForkStore } from '../fork-store.ts';
+import { MAX_FORK_DEPTH } from '../fork-store.ts';
+import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
+
+/** The snapshot stores' byte trigger (`countBytes`), for engines that keep one. */
+interface ByteTrigger {
+  countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean>;
+}
+
+/**
+ * Snapshots as the hub reads them (docs/storage.md#forks): a fork without a snapshot of its own is served its
+ * parent's (recursively) when that one covers no more than the shared prefix (`seq ≤ forkSeq`) and belongs to the
+ * epoch the fork was made from: the projection of the parent's seqs 0..seq is the fork's. It is tagged with the
+ * fork's epoch and head. Writes, leases and a fork's own snapshots are the engine's.
+ */
+export class LineageSnapshots implements SnapshotStore {
+  readonly #inner: SnapshotStore;
+  readonly #forks: ForkStore;
+
+  constructor(inner: SnapshotStore, forks: ForkStore) {
+    this.#inner = inner;
+    this.#forks = forks;
+  }
+
+  get(sessionId: string): Promise<SnapshotRead> {
+    return this.#get(sessionId, 0);
+  }
+
+  async #get(sessionId: string, hops: number): Promise<SnapshotRead> {
+    const own = await this.#inner.get(sessionId);
+    if (own.status !== 'none' || own.reason !== 'missing' || own.epoch === undefined || hops >= MAX_FORK_DEPTH) {
+      return own;
+    }
+    const { epoch, lineage } = await this.#forks.lineage(sessionId);
+    if (lineage === undefined || epoch !== own.epoch) return own;
+    const inherited = await this.#get(lineage.parent, hops + 1);
+    if (inherited.status !== 'found') return own;
+    const { snapshot } = inherited;
+    if (snapshot.epoch !== lineage.parentEpoch || snapshot.seq > lineage.forkSeq) return own;
+    return { status: 'found', snapshot: { ...snapshot, epoch }, headSeq: own.headSeq };
+  }
+
+  put(sessionId: string, snapshot: SessionSnapshot): Promise<SnapshotPutResult> {
+    return this.#inner.put(sessionId, snapshot);
+  }
+
+  lease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#inner.lease(sessionId, owner, ttlMs);
+  }
+
+  release(sessionId: string, owner: string): Promise<void> {
+    return this.#inner.release(sessionId, owner);
+  }
+
+  /** The engine's byte trigger for snapshot builds, where it keeps one (false where it does not). */
+  countBytes(sessionId: string, epoch: string, bytes: number, every: number): Promise<boolean> {
+    const inner = this.#inner as Partial<ByteTrigger>;
+    if (inner.countBytes === undefined) return Promise.resolve(false);
+    return inner.countBytes(sessionId, epoch, bytes, every);
+  }
+}

@@ -1,0 +1,223 @@
+import type { SessionEvent } from '../../../shared/index.ts';
+import type { StoreCounters } from '../../metrics.ts';
+import {
+  StoreDataError,
+  type CommitRequest,
+  type CommitResult,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KeyLookup,
+  type KeyLookupRequest,
+  type SessionHead,
+  type StoredPage,
+  type StoreWatchHandlers,
+} from '../event-store.ts';
+import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
+import type { MetadataStore } from '../metadata-store.ts';
+import type { RetentionStore } from '../retention-store.ts';
+import type { RedactionStore } from '../redaction-store.ts';
+import type { PresenceStore } from '../presence-store.ts';
+import type { SnapshotStore } from '../snapshot-store.ts';
+import type { TrimRequest, TrimResult } from '../trim.ts';
+import { StoreTrimmedError } from '../trimmed-error.ts';
+import { LineageSnapshots } from './lineage-snapshots.ts';
+
+/** The engine's page read, with its optional bound by bytes. */
+type PageRead = (sessionId: string, fromSeq: number, limit: number, maxBytes?: number) => Promise<BoundedPage>;
+/** A stored page that may say it was cut short for bytes (`maxBytes`): more events follow within its limit. */
+type BoundedPage = StoredPage & { readonly truncated?: boolean };
+
+/** A fork's prefix as a reader of the fork sees it: where to read it, and the fork's epoch to tag it with. */
+interface Prefix {
+  readonly epoch: string;
+  readonly lineage: Lineage;
+}
+
+/**
+ * The store as the hub reads it: an engine whose forks read their prefix from their parents (docs/storage.md#forks).
+ * An engine holds a fork's own events only, from its base `forkSeq + 1`, and refuses reads below it
+ * (`StoreTrimmedError`); this layer answers those from the parent, up to `forkSeq`, recursively for a fork of a fork
+ * (at most `MAX_FORK_DEPTH` hops), tagged with the fork's epoch, after checking that the parent is still in the epoch
+ * the fork was made from (else `StoreForkParentError`). A page that reaches `forkSeq` goes on with the fork's own
+ * events (read in the same epoch), so a page ends early only where the log does.
+ * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
+ * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own. A fork without a
+ * snapshot of its own is served its parent's when it covers the shared prefix only (lineage-snapshots.ts).
+ */
+export class LineageStore implements EventStore {
+  readonly engine: EventStore['engine'];
+  readonly presence: PresenceStore;
+  readonly snapshots: SnapshotStore;
+  readonly forks: ForkStore;
+  readonly metadata: MetadataStore;
+  readonly retention: RetentionStore;
+  readonly redactions: RedactionStore;
+  readonly counters?: StoreCounters;
+  readonly #inner: EventStore;
+
+  constructor(inner: EventStore) {
+    this.#inner = inner;
+    this.engine = inner.engine;
+    this.presence = inner.presence;
+    this.snapshots = new LineageSnapshots(inner.snapshots, inner.forks);
+    this.forks = inner.forks;
+    this.metadata = inner.metadata;
+    this.retention = inner.retention;
+    this.redactions = inner.redactions;
+    if (inner.counters !== undefined) this.counters = inner.counters;
+  }
+
+  /** `store` read through its forks' lineage (itself when it is already). */
+  static over(store: EventStore): EventStore {
+    return store instanceof LineageStore ? store : new LineageStore(store);
+  }
+
+  /** The engine's head; a fork's `firstSeq` is its prefix's (absent when the prefix reaches seq 0). */
+  async head(sessionId: string): Promise<SessionHead> {
+    return this.#head(sessionId, 0);
+  }
+
+  async #head(sessionId: string, hops: number): Promise<SessionHead> {
+    const head = await this.#inner.head(sessionId);
+    if (head.firstSeq === undefined || head.firstSeq === 0) return head;
+    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops);
+    if (prefix === undefined) return head;
+    const parentFirst = (await this.#head(prefix.lineage.parent, hops + 1)).firstSeq ?? 0;
+    const { epoch, headSeq } = head;
+    if (parentFirst > prefix.lineage.forkSeq) return head;
+    return parentFirst === 0 ? { epoch, headSeq } : { epoch, headSeq, firstSeq: parentFirst };
+  }
+
+  commit(request: CommitRequest): Promise<CommitResult> {
+    return this.#inner.commit(request);
+  }
+
+  commitGroup(request: GroupCommitRequest): Promise<GroupCommitResult> {
+    return this.#inner.commitGroup(request);
+  }
+
+  lookupKeys(request: KeyLookupRequest): Promise<KeyLookup> {
+    return this.#inner.lookupKeys(request);
+  }
+
+  async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
+    return this.#read(sessionId, fromSeq, limit, 0);
+  }
+
+  async #read(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<readonly SessionEvent[]> {
+    try {
+      return await this.#inner.read(sessionId, fromSeq, limit);
+    } catch (error) {
+      const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
+      const { parent, forkSeq } = prefix.lineage;
+      const wanted = Math.min(limit, forkSeq - fromSeq + 1);
+      const events = await this.#read(parent, fromSeq, wanted, hops + 1);
+      if (events.length < wanted || wanted === limit) return events;
+      // The prefix ends at the fork seq: the rest of the page is the fork's own first events.
+      const own = await this.#own(() => this.#inner.read(sessionId, forkSeq + 1, limit - wanted));
+      return own === undefined ? events : [...events, ...own];
+    }
+  }
+
+  /**
+   * The engine's page read, with a bound by bytes where the engine takes one (`maxBytes`: the page's bodies take at
+   * most that much, but for its first event; a page cut short for bytes says `truncated`).
+   */
+  async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
+    return this.#readStoredPage(sessionId, fromSeq, limit, maxBytes, 0);
+  }
+
+  async #readStoredPage(
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxBytes: number | undefined,
+    hops: number,
+  ): Promise<BoundedPage> {
+    const read: PageRead = this.#inner.readStoredPage.bind(this.#inner);
+    try {
+      return await read(sessionId, fromSeq, limit, maxBytes);
+    } catch (error) {
+      const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
+      const { parent, forkSeq, parentEpoch } = prefix.lineage;
+      const wanted = Math.min(limit, forkSeq - fromSeq + 1);
+      const page = await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+      if (page.epoch !== parentEpoch) {
+        throw new StoreForkParentError(
+          `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
+        );
+      }
+      const stitched: BoundedPage = { ...page, epoch: prefix.epoch };
+      if (page.truncated === true || page.bodies.length < wanted || wanted === limit) return stitched;
+      // The prefix ends at the fork seq: the rest of the page is the fork's own first events, read in the same epoch
+      // (a page ends early only where the log does, for every reader: the append cache stops at a short page).
+      const room =
+        maxBytes === undefined ? undefined : maxBytes - page.bodies.reduce((sum, body) => sum + body.length, 0);
+      if (room !== undefined && room <= 0) return { ...stitched, truncated: true };
+      const own = await this.#own(() => read(sessionId, forkSeq + 1, limit - wanted, room));
+      if (own?.epoch !== prefix.epoch) return stitched;
+      const joined = { ...stitched, bodies: [...page.bodies, ...own.bodies], times: [...page.times, ...own.times] };
+      return own.truncated === true ? { ...joined, truncated: true } : joined;
+    }
+  }
+
+  /** A read of a fork's own events right after its prefix; undefined when they are gone (trimmed past its base). */
+  async #own<T>(read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof StoreTrimmedError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A read below a session's first seq failed with `error`: the fork's prefix to read instead, or `error` again
+   * when the session is no fork, or the seqs are gone from the fork itself (trimmed past its base).
+   */
+  async #prefixOf(error: unknown, sessionId: string, fromSeq: number, hops: number): Promise<Prefix> {
+    if (!(error instanceof StoreTrimmedError)) throw error;
+    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops);
+    if (prefix === undefined || fromSeq > prefix.lineage.forkSeq) throw error;
+    return prefix;
+  }
+
+  /** The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base. */
+  async #prefixBelow(sessionId: string, firstSeq: number, hops: number): Promise<Prefix | undefined> {
+    if (hops >= MAX_FORK_DEPTH) {
+      throw new StoreDataError(`session ${sessionId}: its forks nest deeper than ${MAX_FORK_DEPTH} levels`);
+    }
+    const { epoch, lineage } = await this.#inner.forks.lineage(sessionId);
+    if (epoch === undefined || lineage === undefined || firstSeq !== lineage.forkSeq + 1) return undefined;
+    return { epoch, lineage };
+  }
+
+  trim(request: TrimRequest): Promise<TrimResult> {
+    return this.#inner.trim(request);
+  }
+
+  watch(sessionId: string, handlers: StoreWatchHandlers): () => void {
+    return this.#inner.watch(sessionId, handlers);
+  }
+
+  ping(): Promise<void> {
+    return this.#inner.ping();
+  }
+
+  onReconnect(listener: () => void): () => void {
+    return this.#inner.onReconnect(listener);
+  }
+
+  listSessions(prefix?: string): Promise<string[]> {
+    return this.#inner.listSessions(prefix);
+  }
+
+  deleteSession(sessionId: string): Promise<boolean> {
+    return this.#inner.deleteSession(sessionId);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
