@@ -57,4 +57,13 @@ export type RedactionResult =
  */
 export interface RedactionStore {
   redact(request: RedactionRequest): Promise<RedactionResult>;
+  /**
+   * The epochs `epoch` replaced by redactions, most recent first (at most `MAX_PRIOR_EPOCHS`): a reader positioned
+   * in one of them (a fork's prefix, an archived prefix) reads the same seqs in `epoch`, redacted. Empty when
+   * `epoch` was not made by a redaction. Deleted with the session.
+   */
+  priorEpochs(sessionId: string, epoch: string): Promise<readonly string[]>;
 }
+
+/** Most redaction epochs `priorEpochs` follows back. */
+export const MAX_PRIOR_EPOCHS = 64;

@@ -68,6 +68,11 @@ export class LineageStore implements EventStore {
     if (inner.counters !== undefined) this.counters = inner.counters;
   }
 
+  /** Whether the parent's epoch `now` was made by redactions from `forkedIn` (the prefix is the same, redacted). */
+  async #redactedSince(parent: string, forkedIn: string, now: string | undefined): Promise<boolean> {
+    return now !== undefined && (await this.#inner.redactions.priorEpochs(parent, now)).includes(forkedIn);
+  }
+
   /** `store` read through its forks' lineage (itself when it is already). */
   static over(store: EventStore): EventStore {
     return store instanceof LineageStore ? store : new LineageStore(store);
@@ -143,7 +148,7 @@ export class LineageStore implements EventStore {
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
       const page = await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
-      if (page.epoch !== parentEpoch) {
+      if (page.epoch !== parentEpoch && !(await this.#redactedSince(parent, parentEpoch, page.epoch))) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
         );

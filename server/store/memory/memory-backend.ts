@@ -42,6 +42,8 @@ export class MemoryBackend {
   readonly #listeners = new Set<BackendListener>();
   /** Each session's stored snapshot, encoded as the Redis engine stores it (`codec/snapshot-codec.ts`). */
   readonly snapshots = new Map<string, Uint8Array>();
+  /** Each session's epochs made by redactions → the epoch each replaced (deleted with the session). */
+  readonly priorEpochs = new Map<string, Map<string, string>>();
   /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
   /** Each expired session's retention tombstone: when it expired, and when the tombstone lapses (epoch ms). */
@@ -82,6 +84,7 @@ export class MemoryBackend {
   delete(sessionId: string): boolean {
     const deleted = this.#sessions.delete(sessionId);
     this.snapshots.delete(sessionId);
+    this.priorEpochs.delete(sessionId);
     const hadTombstone = this.tombstones.delete(sessionId);
     this.snapshotBytes.delete(sessionId);
     this.metadata.delete(sessionId);

@@ -4,7 +4,12 @@ import { NO_EPOCH, StoreUnavailableError } from '../event-store.ts';
 import { newEpoch } from '../new-epoch.ts';
 import { planRedaction } from '../redaction-plan.ts';
 import { checkRedactionRequest } from '../redaction-check.ts';
-import type { RedactionRequest, RedactionResult, RedactionStore } from '../redaction-store.ts';
+import {
+  MAX_PRIOR_EPOCHS,
+  type RedactionRequest,
+  type RedactionResult,
+  type RedactionStore,
+} from '../redaction-store.ts';
 import type { MemoryBackend } from './memory-backend.ts';
 
 /** The memory engine's redaction: the same plan as the Redis engine's, applied in one synchronous step. */
@@ -15,6 +20,16 @@ export class MemoryRedactions implements RedactionStore {
   constructor(backend: MemoryBackend, isClosed: () => boolean) {
     this.#backend = backend;
     this.#isClosed = isClosed;
+  }
+
+  async priorEpochs(sessionId: string, epoch: string): Promise<readonly string[]> {
+    if (this.#isClosed()) throw new StoreUnavailableError('the store is closed');
+    const known = this.#backend.priorEpochs.get(sessionId);
+    const prior: string[] = [];
+    for (let at = known?.get(epoch); at !== undefined && prior.length < MAX_PRIOR_EPOCHS; at = known?.get(at)) {
+      prior.push(at);
+    }
+    return prior;
   }
 
   async redact(request: RedactionRequest): Promise<RedactionResult> {
@@ -47,6 +62,8 @@ export class MemoryRedactions implements RedactionStore {
     const audit = toSessionEvent(decodeEventBody(encodeEventBody(plan.audit), 'memory'), auditSeq, Date.now());
     rewritten.push(audit);
     const next = newEpoch();
+    const prior = this.#backend.priorEpochs.get(request.sessionId) ?? new Map<string, string>();
+    this.#backend.priorEpochs.set(request.sessionId, prior.set(next, epoch));
     this.#backend.rewrite(request.sessionId, {
       epoch: next,
       events: rewritten,

@@ -24,6 +24,8 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /** Hash: each epoch a redaction made → the epoch it replaced (readers positioned in the old one may go on). */
+  readonly epochs: string;
   /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
   readonly metadata: string;
   /** String: the session's retention tombstone, its expiry time (epoch ms), with its own expiry (`--expired-ttl`). */
@@ -58,6 +60,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     channel: `${base}ch`,
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
+    epochs: `${base}epochs`,
     metadata: `${base}meta`,
     expired: `${base}expired`,
     lineage: `${base}fork`,
@@ -70,7 +73,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
  * with them (a key added to `SessionKeys` for the session's data goes here too). Not the tombstone.
  */
 export function sessionDataKeys(keys: SessionKeys): string[] {
-  return [keys.idempotency, keys.snapshot, keys.snapshotLease, keys.metadata];
+  return [keys.idempotency, keys.snapshot, keys.snapshotLease, keys.metadata, keys.epochs];
 }
 
 /** `keys` preceded by their count: the arguments of a script defined without a fixed number of keys. */

@@ -8,7 +8,8 @@
 export const REDACTED_NOTICE = 'redacted';
 
 /**
- * Redact some entries of a session, in one atomic step. KEYS: 1 log, 2 epoch, 3 snapshot hash.
+ * Redact some entries of a session, in one atomic step. KEYS: 1 log, 2 epoch, 3 snapshot hash, 4 epochs hash (new
+ * epoch → the one it replaced).
  * ARGV: 1 the epoch the plan was made in, 2 the new epoch, 3 channel, 4 the audit event's body, 5 count N,
  * then per redacted entry 3 items: seq, SHA-1 of its stored body when planned, its placeholder body.
  * Returns {'moved'} (nothing written: the epoch or a planned body changed meanwhile) or
@@ -58,6 +59,7 @@ local now = redis.call('TIME')
 local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
 redis.call('XADD', KEYS[1], string.format('%d-1', audit), 'e', ARGV[4], 't', time)
 redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[1])
 redis.call('DEL', KEYS[3])
 redis.call('PUBLISH', ARGV[3], '${REDACTED_NOTICE}')
 return {'redacted', ARGV[2], string.format('%d', audit), time}

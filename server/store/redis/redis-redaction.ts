@@ -4,7 +4,12 @@ import { NO_EPOCH, StoreDataError, StoreUnavailableError } from '../event-store.
 import { newEpoch } from '../new-epoch.ts';
 import { planRedaction } from '../redaction-plan.ts';
 import { checkRedactionRequest } from '../redaction-check.ts';
-import type { RedactionRequest, RedactionResult, RedactionStore } from '../redaction-store.ts';
+import {
+  MAX_PRIOR_EPOCHS,
+  type RedactionRequest,
+  type RedactionResult,
+  type RedactionStore,
+} from '../redaction-store.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { FIELD_BODY } from './redis-entries.ts';
 import { BASE_FIELD, sessionKeys, type SessionKeys } from './redis-keys.ts';
@@ -56,7 +61,7 @@ export class RedisRedactions implements RedactionStore {
   readonly #call: RedisCall;
 
   constructor(redis: RedisClient, prefix: string, call: RedisCall, publish: 'PUBLISH' | 'SPUBLISH') {
-    redis.defineCommand('shRedact', { numberOfKeys: 3, lua: withPublishCommand(REDACT_SCRIPT, publish) });
+    redis.defineCommand('shRedact', { numberOfKeys: 4, lua: withPublishCommand(REDACT_SCRIPT, publish) });
     this.#redis = redis as RedisClient & RedactionCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -87,7 +92,7 @@ export class RedisRedactions implements RedactionStore {
         return { status: 'redacted', epoch, seqs: [], unchanged: plan.unchanged, cold, auditSeq: undefined };
       }
       const next = newEpoch();
-      const args: (string | Buffer)[] = [keys.log, keys.epoch, keys.snapshot, epoch, next, keys.channel];
+      const args: (string | Buffer)[] = [keys.log, keys.epoch, keys.snapshot, keys.epochs, epoch, next, keys.channel];
       args.push(encodeEventBody(plan.audit), String(plan.seqs.length));
       plan.seqs.forEach((seq, index) => {
         args.push(String(seq), createHash('sha1').update(plan.originals[index]!).digest('hex'), plan.bodies[index]!);
@@ -99,6 +104,17 @@ export class RedisRedactions implements RedactionStore {
       return { status: 'redacted', epoch: next, seqs: plan.seqs, unchanged: plan.unchanged, cold, auditSeq };
     }
     throw new StoreUnavailableError(`redis redact: ${request.sessionId} kept changing under the redaction`);
+  }
+
+  async priorEpochs(sessionId: string, epoch: string): Promise<readonly string[]> {
+    const { epochs } = sessionKeys(this.#prefix, sessionId);
+    const prior: string[] = [];
+    for (let at = epoch; prior.length < MAX_PRIOR_EPOCHS;) {
+      const before = await this.#call('redact', () => this.#redis.hget(epochs, at));
+      if (before === null) break;
+      prior.push((at = before));
+    }
+    return prior;
   }
 
   /**
