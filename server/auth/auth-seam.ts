@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** What a caller wants to do to a session (the unit of authorization). */
-export type HubAction = 'read' | 'append' | 'admin';
+/** What a caller wants to do to a session (the unit of authorization). `redact`: replace events' data (admins may). */
+export type HubAction = 'read' | 'append' | 'admin' | 'redact';
 
 /** Who is calling, as established by `HubAuth.authenticate`. Opaque to the hub apart from these fields. */
 export interface HubPrincipal {

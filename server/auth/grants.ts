@@ -14,14 +14,15 @@ import { AuthFailureReason, unauthorized } from './auth-error.ts';
  * - `"*"`: every session.
  * `*` anywhere else is rejected (no globbing), so a pattern never matches more than it says.
  *
- * Actions are independent: `append` does NOT imply `read`, and `admin` (list and delete sessions) implies neither.
+ * Actions are independent: `append` does NOT imply `read`, and `admin` (list and delete sessions) implies neither;
+ * `redact` (replace events' data by placeholders, docs/security.md#redaction) is granted by `redact` or by `admin`.
  * A writer that also reads its session needs both. `admin: true` is short for `admin: ["*"]`.
  * Unknown keys in `sh` are rejected, so a typo (`"reads"`) fails loudly instead of granting nothing.
  */
 export const GRANTS_CLAIM = 'sh';
 
-export type GrantAction = 'read' | 'append' | 'admin';
-export const GRANT_ACTIONS: readonly GrantAction[] = ['read', 'append', 'admin'];
+export type GrantAction = 'read' | 'append' | 'admin' | 'redact';
+export const GRANT_ACTIONS: readonly GrantAction[] = ['read', 'append', 'admin', 'redact'];
 
 /** Parsed grants: for each action, the session patterns it covers. */
 export type Grants = { readonly [A in GrantAction]: readonly string[] };
@@ -31,6 +32,7 @@ export const ALL_GRANTS: Grants = Object.freeze({
   read: Object.freeze(['*']),
   append: Object.freeze(['*']),
   admin: Object.freeze(['*']),
+  redact: Object.freeze(['*']),
 });
 
 /** Longest pattern accepted. */
@@ -50,6 +52,7 @@ export function patternMatches(pattern: string, sessionId: string): boolean {
 
 /** May the holder of `grants` perform `action` on `sessionId`? Pure. */
 export function can(grants: Grants, action: GrantAction, sessionId: string): boolean {
+  if (action === 'redact' && can(grants, 'admin', sessionId)) return true; // admins may redact
   return grants[action].some((pattern) => patternMatches(pattern, sessionId));
 }
 
@@ -104,7 +107,12 @@ export function parseGrants(claim: unknown): Grants {
   const record = claim as Readonly<Record<string, unknown>>;
   const listOf = (action: GrantAction): readonly string[] =>
     record[action] === undefined ? Object.freeze([]) : parsePatternList(record[action], action);
-  return Object.freeze({ read: listOf('read'), append: listOf('append'), admin: listOf('admin') });
+  return Object.freeze({
+    read: listOf('read'),
+    append: listOf('append'),
+    admin: listOf('admin'),
+    redact: listOf('redact'),
+  });
 }
 
 function badGrants(message: string): Error {

@@ -44,7 +44,7 @@ function parseTtl(text: string): number {
 
 function parseGrantOptions(texts: readonly string[]): Record<GrantAction, string[]> {
   if (texts.length === 0) throw new UsageError('give at least one --grant <action>:<pattern>');
-  const grants: Record<GrantAction, string[]> = { read: [], append: [], admin: [] };
+  const grants: Record<GrantAction, string[]> = { read: [], append: [], admin: [], redact: [] };
   for (const text of texts) {
     const colon = text.indexOf(':');
     const action = text.slice(0, colon) as GrantAction;
