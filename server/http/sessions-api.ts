@@ -23,6 +23,7 @@ import { snapshotReply } from './snapshot-route.ts';
 import type { SnapshotSource } from '../snapshot/snapshot-source.ts';
 import { listingQuery, listSessionPage, type ArchivedSessionSource } from './session-listing.ts';
 import { patchMetadata } from '../append/metadata-patch.ts';
+import { erasureReply } from './erasure-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -112,6 +113,14 @@ export function sessionRoute(
   if (rest.endsWith('/metadata')) {
     const rawId = rest.slice(0, -'/metadata'.length);
     return { route: 'GET /v1/sessions/:id/metadata', allowed: 'GET', run: () => readMetadata(rawId, request, deps) };
+  }
+  if (rest.endsWith('/erasure')) {
+    const rawId = rest.slice(0, -'/erasure'.length);
+    const run = async () => {
+      const sessionId = decodeSessionId(rawId);
+      return erasureReply(sessionId, await authorize(request, sessionId, 'redact', deps), request, deps);
+    };
+    return { route: 'POST /v1/sessions/:id/erasure', allowed: 'POST', run };
   }
   const allowed = 'GET,PATCH,DELETE';
   if (method === 'DELETE') {
