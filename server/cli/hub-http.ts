@@ -1,6 +1,8 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import { parseSessionMetadata, type MetadataPatch, type SessionMetadata } from '../../shared/session-metadata.ts';
 import type { SessionListItem } from '../http/session-listing.ts';
+import type { ErasedSession } from '../http/erasure.ts';
+import type { SubjectErasureReply } from '../http/subject-erasure.ts';
 import { CliFailure } from './command.ts';
 import type { HubTarget } from './hub-target.ts';
 
@@ -131,6 +133,16 @@ export class HubHttp {
       if (error instanceof HubRequestError && error.status === 404 && error.code === 'NOT_FOUND') return false;
       throw error;
     }
+  }
+
+  /** Erase a session (`POST /v1/sessions/:id/erasure`, the redact grant): what it removed. */
+  erase(sessionId: string, reason: string): Promise<ErasedSession> {
+    return this.#request('POST', `${sessionPath(sessionId)}/erasure`, { reason }) as Promise<ErasedSession>;
+  }
+
+  /** One page of a subject erasure (`POST /v1/erasures`): the body as docs/protocol.md#erasure gives it. */
+  eraseSubject(body: object): Promise<SubjectErasureReply> {
+    return this.#request('POST', '/v1/erasures', body) as Promise<SubjectErasureReply>;
   }
 
   async #request(method: string, path: string, body?: object): Promise<unknown> {

@@ -1,6 +1,7 @@
 // POST /v1/sessions/:id/erasure over a real hub on a real Redis, with tokens: what goes (every key of the session),
 // who may, bad input, the audit line, watchers reset.
 import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, vi } from 'vitest';
 import { MessageProjector } from '../../shared/index.ts';
@@ -38,7 +39,7 @@ describe('POST /v1/sessions/:id/erasure', () => {
     });
   const erase = (sessionId: string, token: string | undefined, body: unknown = { reason: 'GDPR request 17' }) =>
     request('POST', url(sessionId), token, body);
-  const keysOf = async (redis: { scan: (...args: (string | number)[]) => Promise<[string, string[]]> }, id: string) => {
+  const keysOf = async (redis: Redis, id: string) => {
     const found: string[] = [];
     let cursor = '0';
     do {
