@@ -6,6 +6,7 @@ export { Subscription } from './subscription.ts';
 export type { SubscriptionState, SubscriptionEvents } from './subscription-types.ts';
 export type { AppendOptions } from './appender.ts';
 export type { EventRange } from './read-events.ts';
+export type { SessionErasure, SubjectErasure, SubjectErasureRequest } from './erase-request.ts';
 export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode } from './errors.ts';
