@@ -1,6 +1,7 @@
 import { HubErrorCode } from '../shared/protocol.ts';
 import { ClientErrorCode, HubClientError, type HubClientErrorCode } from './errors.ts';
 import { httpBaseOf } from './read-events.ts';
+import type { TokenSource } from './connection.ts';
 
 /** What erasing one session removed (`POST /v1/sessions/:id/erasure`; docs/protocol.md#erasure). */
 export interface SessionErasure {
@@ -47,27 +48,27 @@ export interface SubjectErasure {
   readonly next?: string;
 }
 
-/** The client's token for one request (resolved per request, as for the socket). */
-type TokenSource = () => Promise<string | undefined>;
+/**
+ * The hub an admin call goes to: its WebSocket endpoint (`ws://h:8080/v1/ws`) or HTTP origin (`http://h:8080`), and
+ * the bearer token (as `HubClientOptions.token`: a string, or a function asked once per call).
+ */
+export interface HubAdminTarget {
+  readonly url: string;
+  readonly token?: TokenSource;
+}
 
 const HUB_CODES: ReadonlySet<string> = new Set(Object.values(HubErrorCode));
 
-async function post(
-  wsUrl: string,
-  tokenOf: TokenSource,
-  path: string,
-  body: object,
-  sessionId?: string,
-): Promise<unknown> {
+async function post(hub: HubAdminTarget, path: string, body: object, sessionId?: string): Promise<unknown> {
   let token: string | undefined;
   try {
-    token = await tokenOf();
+    token = typeof hub.token === 'function' ? await hub.token() : hub.token;
   } catch (cause) {
     throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(cause)}`, { cause });
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-  const url = `${httpBaseOf(wsUrl)}${path}`;
+  const url = `${httpBaseOf(hub.url)}${path}`;
   let response: Response;
   try {
     response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -89,21 +90,16 @@ async function post(
   });
 }
 
-/** `POST /v1/sessions/:id/erasure` with the client's token; a refusal rejects with the hub's code. */
-export async function requestErasure(
-  wsUrl: string,
-  token: TokenSource,
-  request: { readonly sessionId: string; readonly reason: string },
-): Promise<SessionErasure> {
-  const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/erasure`;
-  return (await post(wsUrl, token, path, { reason: request.reason }, request.sessionId)) as SessionErasure;
+/**
+ * Erase a session (`POST /v1/sessions/:id/erasure`, the `redact` grant): what was removed (docs/client.md#erasure).
+ * A refusal rejects with the hub's code (FORBIDDEN, BAD_REQUEST, …); a hub out of reach with CONNECT_FAILED.
+ */
+export async function eraseSession(hub: HubAdminTarget, sessionId: string, reason: string): Promise<SessionErasure> {
+  const path = `/v1/sessions/${encodeURIComponent(sessionId)}/erasure`;
+  return (await post(hub, path, { reason }, sessionId)) as SessionErasure;
 }
 
-/** `POST /v1/erasures` (one page) with the client's token; a refusal rejects with the hub's code. */
-export async function requestSubjectErasure(
-  wsUrl: string,
-  token: TokenSource,
-  request: SubjectErasureRequest,
-): Promise<SubjectErasure> {
-  return (await post(wsUrl, token, '/v1/erasures', request)) as SubjectErasure;
+/** One page of a subject erasure (`POST /v1/erasures`, the `redact` grant); `dryRun: true` lists and changes nothing. */
+export async function eraseSubject(hub: HubAdminTarget, request: SubjectErasureRequest): Promise<SubjectErasure> {
+  return (await post(hub, '/v1/erasures', request)) as SubjectErasure;
 }

@@ -25,8 +25,6 @@ import { subscriptionStart } from './subscribe-options.ts';
 import type { SubscribeOptions } from './subscribe-options.ts';
 import { checkPresenceRequest } from './presence.ts';
 import { httpBaseOf, readEventRange, type EventRange } from './read-events.ts';
-import { requestErasure, requestSubjectErasure } from './erase-request.ts';
-import type { SessionErasure, SubjectErasure, SubjectErasureRequest } from './erase-request.ts';
 import type { SubscriptionLink } from './subscription.ts';
 import type { WebSocketConstructor } from './transport.ts';
 import { defaultWebSocket } from '#transport';
@@ -235,16 +233,6 @@ export class HubClient extends Emitter<HubClientEvents> {
     }
     const base = httpBaseOf(this.url);
     return readEventRange({ baseUrl: base, token, sessionId, from, until, ...options });
-  }
-
-  /** Erase a session over HTTP with this client's token (grant `redact`): what was removed (docs/client.md#erasure). */
-  erase(sessionId: string, reason: string): Promise<SessionErasure> {
-    return requestErasure(this.url, () => this.#connection.resolveToken(), { sessionId, reason });
-  }
-
-  /** One page of a subject erasure over HTTP (grant `redact`); `dryRun: true` lists and changes nothing. */
-  eraseSubject(request: SubjectErasureRequest): Promise<SubjectErasure> {
-    return requestSubjectErasure(this.url, () => this.#connection.resolveToken(), request);
   }
 
   get state(): HubClientState {
