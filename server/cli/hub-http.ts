@@ -136,13 +136,25 @@ export class HubHttp {
   }
 
   /** Erase a session (`POST /v1/sessions/:id/erasure`, the redact grant): what it removed. */
-  erase(sessionId: string, reason: string): Promise<ErasedSession> {
-    return this.#request('POST', `${sessionPath(sessionId)}/erasure`, { reason }) as Promise<ErasedSession>;
+  async erase(sessionId: string, reason: string): Promise<ErasedSession> {
+    const reply = (await this.#request('POST', `${sessionPath(sessionId)}/erasure`, { reason })) as ErasedSession;
+    if (typeof reply.erased !== 'boolean' || !Number.isSafeInteger(reply.events)) throw unexpected('an erasure');
+    return reply;
   }
 
   /** One page of a subject erasure (`POST /v1/erasures`): the body as docs/protocol.md#erasure gives it. */
-  eraseSubject(body: object): Promise<SubjectErasureReply> {
-    return this.#request('POST', '/v1/erasures', body) as Promise<SubjectErasureReply>;
+  async eraseSubject(body: object): Promise<SubjectErasureReply> {
+    const reply = (await this.#request('POST', '/v1/erasures', body)) as SubjectErasureReply;
+    const strings = (list: unknown): boolean => Array.isArray(list) && list.every((id) => typeof id === 'string');
+    const lists = [reply.erased ?? [], reply.failed ?? []];
+    if (
+      !strings(reply.sessions) ||
+      !lists.every(Array.isArray) ||
+      !['string', 'undefined'].includes(typeof reply.next)
+    ) {
+      throw unexpected('a subject erasure');
+    }
+    return reply;
   }
 
   async #request(method: string, path: string, body?: object): Promise<unknown> {
@@ -197,4 +209,8 @@ function networkReason(error: unknown): string {
     return cause.message;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+function unexpected(what: string): CliFailure {
+  return new CliFailure(`the hub answered ${what} with an unexpected body`);
 }

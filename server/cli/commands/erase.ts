@@ -1,7 +1,15 @@
 import { createInterface } from 'node:readline/promises';
 import type { ErasedSession } from '../../http/erasure.ts';
 import type { SubjectErasureReply } from '../../http/subject-erasure.ts';
-import { defineCommand, HUB_OPTIONS, HUB_OPTIONS_USAGE, UsageError, type CliIo, type Command } from '../command.ts';
+import {
+  CliFailure,
+  defineCommand,
+  HUB_OPTIONS,
+  HUB_OPTIONS_USAGE,
+  UsageError,
+  type CliIo,
+  type Command,
+} from '../command.ts';
 import { HubHttp } from '../hub-http.ts';
 import { terminalLine } from '../terminal-text.ts';
 
@@ -95,11 +103,15 @@ const bySubject = defineCommand({
         );
       }
       for (const failure of page.failed ?? []) {
-        io.stderr.write(`session-hub: ${terminalLine(failure.sessionId)}: ${failure.code}: ${failure.message}\n`);
+        io.stderr.write(`session-hub: ${terminalLine(`${failure.sessionId}: ${failure.code}: ${failure.message}`)}\n`);
       }
       count += page.sessions.length - (page.failed?.length ?? 0);
       failures += page.failed?.length ?? 0;
       if (!dryRun) io.stderr.write(`erased ${count} session(s) so far\n`);
+      // The cursor only moves forward: a hub answering the same `next` again would loop forever.
+      if (page.next !== undefined && after !== undefined && page.next <= after) {
+        throw new CliFailure('the hub answered a subject erasure with a cursor that does not move');
+      }
       after = page.next;
     } while (after !== undefined);
     io.stderr.write(dryRun ? `${count} session(s) would be erased\n` : `erased ${count} session(s)\n`);
