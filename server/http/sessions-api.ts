@@ -69,7 +69,8 @@ const METADATA_BODY_BYTES = 64 * 1024;
 /**
  * The session routes: `GET /v1/sessions` (admin: list), `GET|PATCH|DELETE /v1/sessions/:id` (head; metadata;
  * admin: delete), `GET /v1/sessions/:id/metadata`,
- * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers). Session ids are percent-encoded path segments.
+ * `GET|POST /v1/sessions/:id/events` (page; append), `GET /v1/sessions/:id/presence` (watchers),
+ * `POST /v1/sessions/:id/erasure` (redact grant; erasure-route.ts). Session ids are percent-encoded path segments.
  */
 export function sessionRoute(
   method: string,

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { describe, expect, vi } from 'vitest';
 import { MessageProjector } from '../../shared/index.ts';
 import { NO_EPOCH } from '../../server/store/event-store.ts';
+import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import { secureTest, type SecureHub } from '../security/secure-hub.ts';
 
@@ -131,6 +132,33 @@ describe('POST /v1/sessions/:id/erasure', () => {
     expect((await erase('acme/watched', admin)).status).toBe(200);
     const reset = await watcher.waitFor((message) => message.type === 'reset');
     expect(reset).toMatchObject({ type: 'reset', sessionId: 'acme/watched', epoch: NO_EPOCH });
+    await watcher.close();
+  });
+
+  it('resets the watchers on the other nodes too, and their nodes append to the erased id from seq 0', async ({
+    redisHubs,
+  }) => {
+    const [a, b] = redisHubs.cluster.nodes as [TestHub, TestHub];
+    const writer = await RawHubClient.connect(a.wsUrl);
+    await writer.request({ type: 'append', sessionId: 'multi/1', events: [{ type: 'app/note', data: { SECRET } }] });
+    const watcher = await RawHubClient.connect(b.wsUrl);
+    await watcher.request({ type: 'subscribe', sessionId: 'multi/1' });
+    await vi.waitFor(() => expect(watcher.seqs('multi/1')).toEqual([0]), WAIT);
+    const erased = await fetch(`${a.url}/v1/sessions/multi%2F1/erasure`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'r' }),
+    });
+    expect(await erased.json()).toMatchObject({ erased: true, events: 1 });
+    const reset = await watcher.waitFor((message) => message.type === 'reset');
+    expect(reset).toMatchObject({ sessionId: 'multi/1', epoch: NO_EPOCH });
+    const ack = await watcher.request({
+      type: 'append',
+      sessionId: 'multi/1',
+      events: [{ type: 'app/note', data: {} }],
+    });
+    expect(ack).toMatchObject({ type: 'ack', firstSeq: 0 });
+    await writer.close();
     await watcher.close();
   });
 
