@@ -21,6 +21,7 @@ export const SCENARIO_NAMES = [
   'snapshots',
   'inspector',
   'listing',
+  'erasure',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

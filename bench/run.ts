@@ -19,6 +19,7 @@ import { runJoin } from './scenarios/join.ts';
 import { runSnapshotCost } from './scenarios/snapshot-cost.ts';
 import { runInspectorJoin } from './scenarios/inspector-join.ts';
 import { runListing } from './scenarios/listing.ts';
+import { runErasure } from './scenarios/erasure.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runWarmup } from './scenarios/warmup.ts';
@@ -47,6 +48,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   snapshots: (context) => runSnapshotCost(context, log),
   inspector: (context) => runInspectorJoin(context, log),
   listing: (context) => runListing(context, log),
+  erasure: (context) => runErasure(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

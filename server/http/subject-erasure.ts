@@ -129,7 +129,8 @@ async function matchingPage(
   request: SubjectErasureRequest,
 ): Promise<{ sessions: string[]; scanned: number; more: boolean }> {
   const prefix = request.prefix ?? '';
-  const ids = (await deps.store.listSessions(prefix))
+  // Deduplicated: a Redis SCAN may return a key twice (the keyspace rehashes while sessions are deleted).
+  const ids = [...new Set(await deps.store.listSessions(prefix))]
     .filter((id) => id.length > prefix.length && (request.after === undefined || id > request.after))
     .sort();
   const sessions: string[] = [];
