@@ -172,7 +172,8 @@ export async function runSubjectErasure(
     } catch (error) {
       const hubError = toHubError(error);
       failed.push({ sessionId, code: hubError.code, message: hubError.message });
-      deps.logger.warn({ audit: 'erasure', by: subject, sessionId, code: hubError.code }, 'session erasure failed');
+      const log = { audit: 'erasure', by: subject, sessionId, code: hubError.code, err: hubError.cause ?? error };
+      deps.logger.warn(log, 'session erasure failed');
     }
   }
   return { dryRun: false, sessions, erased, failed, scanned, ...next };

@@ -5,7 +5,7 @@ import type { EventStore, SessionHead } from '../../server/store/event-store.ts'
 import { NO_EPOCH } from '../../server/store/event-store.ts';
 import { storeEngines } from '../helpers/engines.ts';
 import { test } from '../helpers/fixtures.ts';
-import type { TestHub } from '../helpers/hub.ts';
+import { startHub, type TestHub } from '../helpers/hub.ts';
 import { secureTest } from '../security/secure-hub.ts';
 
 interface ErasureReply {
@@ -172,5 +172,36 @@ describe('POST /v1/erasures with tokens', () => {
     const erased = (await (await post(secureHub.hub, body, admin)).json()) as ErasureReply;
     expect(erased.sessions).toEqual(['u/1', 'u/2', 'v/5']);
     expect((await secureHub.store.head('u/3')).headSeq).toBe(1);
+  });
+});
+
+describe('POST /v1/erasures when the store refuses a delete', () => {
+  test('reports each failed session with its code, goes on, erases nothing it could not, and the rerun finishes', async ({
+    admin,
+    redis,
+    openRedisStore,
+  }) => {
+    // A real refusal: the hub's Redis user may do everything but DEL (the delete script's command).
+    await admin.call('ACL', 'SETUSER', 'nodel', 'on', 'nopass', '~*', '&*', '+@all', '-del');
+    const full = await openRedisStore({ keyPrefix: 'fail:' });
+    await seed(full);
+    const limited = await openRedisStore({ keyPrefix: 'fail:', url: redis.url.replace('redis://', 'redis://nodel@') });
+    const hub = await startHub({ store: limited });
+    try {
+      const body = { match: { createdBy: 'alice' }, dryRun: false, reason: 'r' };
+      const reply = await run(hub, body);
+      expect(reply.sessions).toEqual(['u/1', 'u/2', 'v/5']);
+      expect(reply.erased).toEqual([]);
+      expect(reply.failed?.map((failure) => failure.sessionId)).toEqual(['u/1', 'u/2', 'v/5']);
+      // NOPERM is no error the hub expects of its store: INTERNAL on the wire, the cause in the hub's log.
+      for (const failure of reply.failed ?? []) expect(failure.code).toBe('INTERNAL');
+      expect((await full.head('u/1')).headSeq).toBe(1);
+      await admin.call('ACL', 'SETUSER', 'nodel', '+del');
+      const rerun = await run(hub, body);
+      expect(rerun).toMatchObject({ sessions: ['u/1', 'u/2', 'v/5'], failed: [] });
+      expect((await full.head('u/1')).epoch).toBe(NO_EPOCH);
+    } finally {
+      await hub.close();
+    }
   });
 });
