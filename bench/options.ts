@@ -23,6 +23,7 @@ export const SCENARIO_NAMES = [
   'listing',
   'retention',
   'fork',
+  'erasure',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

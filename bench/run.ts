@@ -19,6 +19,7 @@ import { runJoin } from './scenarios/join.ts';
 import { runSnapshotCost } from './scenarios/snapshot-cost.ts';
 import { runInspectorJoin } from './scenarios/inspector-join.ts';
 import { runListing } from './scenarios/listing.ts';
+import { runErasure } from './scenarios/erasure.ts';
 import { runMemory } from './scenarios/memory.ts';
 import { runProjection } from './scenarios/projection.ts';
 import { runRetention } from './scenarios/retention.ts';
@@ -51,6 +52,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   listing: (context) => runListing(context, log),
   retention: (context) => runRetention(context, log),
   fork: (context) => runFork(context),
+  erasure: (context) => runErasure(context, log),
 };
 
 /** The hub target (bench/hub-target.ts), or undefined when the hub cannot be loaded. */

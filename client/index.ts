@@ -7,6 +7,8 @@ export type { SubscriptionState, SubscriptionEvents } from './subscription-types
 export type { AppendOptions } from './appender.ts';
 export type { EventRange } from './read-events.ts';
 export type { ForkOptions, ForkResult } from './fork-request.ts';
+export { eraseSession, eraseSubject } from './erase-request.ts';
+export type { HubAdminTarget, SessionErasure, SubjectErasure, SubjectErasureRequest } from './erase-request.ts';
 export { AgentWriter } from './agent-writer.ts';
 export type { AgentWriterOptions, ToolCallInput, ToolResultInput } from './agent-writer-types.ts';
 export { HubClientError, ClientErrorCode } from './errors.ts';

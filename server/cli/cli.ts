@@ -6,6 +6,7 @@ import { tailCommand } from './commands/tail.ts';
 import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
 import { forkCommand } from './commands/fork.ts';
+import { eraseCommand } from './commands/erase.ts';
 import { tokenCommand } from './commands/token.ts';
 import { redactCommand } from './commands/redact.ts';
 import { redisPurgeCommand } from './commands/redis-purge.ts';
@@ -23,6 +24,7 @@ const commands: readonly Command[] = [
   rmCommand,
   redactCommand,
   redisPurgeCommand,
+  eraseCommand,
   tokenCommand,
 ];
 

@@ -1,6 +1,8 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import { parseSessionMetadata, type MetadataPatch, type SessionMetadata } from '../../shared/session-metadata.ts';
 import type { SessionListItem } from '../http/session-listing.ts';
+import type { ErasedSession } from '../http/erasure.ts';
+import type { SubjectErasureReply } from '../http/subject-erasure.ts';
 import { CliFailure } from './command.ts';
 import type { HubTarget } from './hub-target.ts';
 
@@ -169,6 +171,28 @@ export class HubHttp {
     }
   }
 
+  /** Erase a session (`POST /v1/sessions/:id/erasure`, the redact grant): what it removed. */
+  async erase(sessionId: string, reason: string): Promise<ErasedSession> {
+    const reply = (await this.#request('POST', `${sessionPath(sessionId)}/erasure`, { reason })) as ErasedSession;
+    if (typeof reply.erased !== 'boolean' || !Number.isSafeInteger(reply.events)) throw unexpected('an erasure');
+    return reply;
+  }
+
+  /** One page of a subject erasure (`POST /v1/erasures`): the body as docs/protocol.md#erasure gives it. */
+  async eraseSubject(body: object): Promise<SubjectErasureReply> {
+    const reply = (await this.#request('POST', '/v1/erasures', body)) as SubjectErasureReply;
+    const strings = (list: unknown): boolean => Array.isArray(list) && list.every((id) => typeof id === 'string');
+    const lists = [reply.erased ?? [], reply.failed ?? []];
+    if (
+      !strings(reply.sessions) ||
+      !lists.every(Array.isArray) ||
+      !['string', 'undefined'].includes(typeof reply.next)
+    ) {
+      throw unexpected('a subject erasure');
+    }
+    return reply;
+  }
+
   async #request(method: string, path: string, body?: object): Promise<unknown> {
     const headers: Record<string, string> = {};
     if (this.#target.token !== undefined) headers['authorization'] = `Bearer ${this.#target.token}`;
@@ -221,4 +245,8 @@ function networkReason(error: unknown): string {
     return cause.message;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+function unexpected(what: string): CliFailure {
+  return new CliFailure(`the hub answered ${what} with an unexpected body`);
 }

@@ -9,6 +9,7 @@ import { browserRefusal } from './browser-guard.ts';
 import { requestUrl } from '../request-url.ts';
 import { withTimeout } from '../../shared/timeout.ts';
 import { metricsReply } from './metrics-server.ts';
+import { subjectErasureReply } from './erasure-route.ts';
 
 export type { HttpRoutesDeps } from './sessions-api.ts';
 
@@ -90,6 +91,11 @@ function routeOf(
       await authorize(request, ALL_SESSIONS, 'admin', deps);
       return metricsReply(deps.metrics);
     });
+  }
+  if (path === '/v1/erasures') {
+    return only('POST', path, () =>
+      subjectErasureReply(request, deps, (scope) => authorize(request, scope, 'redact', deps)),
+    );
   }
   const session = sessionRoute(method, url, request, deps);
   if (session !== undefined) {

@@ -27,6 +27,7 @@ import { patchMetadata } from '../append/metadata-patch.ts';
 import { redactReply } from './redact-route.ts';
 import type { ForkService } from '../append/fork-session.ts';
 import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
+import { erasureReply } from './erasure-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -74,8 +75,8 @@ const METADATA_BODY_BYTES = 64 * 1024;
 /**
  * The session routes: `GET /v1/sessions` (admin: list), `GET|PATCH|DELETE /v1/sessions/:id` (head; metadata;
  * admin: delete), `GET /v1/sessions/:id/metadata`, `GET|POST /v1/sessions/:id/events` (page; append),
- * `GET /v1/sessions/:id/presence` (watchers), `POST /v1/sessions/:id/redactions` (redact, redact-route.ts). Session
- * ids are percent-encoded path segments.
+ * `GET /v1/sessions/:id/presence` (watchers), `POST /v1/sessions/:id/redactions` (redact, redact-route.ts),
+ * `POST /v1/sessions/:id/erasure` (redact grant; erasure-route.ts). Session ids are percent-encoded path segments.
  */
 export function sessionRoute(
   method: string,
@@ -143,6 +144,14 @@ export function sessionRoute(
   if (rest.endsWith('/metadata')) {
     const rawId = rest.slice(0, -'/metadata'.length);
     return { route: 'GET /v1/sessions/:id/metadata', allowed: 'GET', run: () => readMetadata(rawId, request, deps) };
+  }
+  if (rest.endsWith('/erasure')) {
+    const rawId = rest.slice(0, -'/erasure'.length);
+    const run = async () => {
+      const sessionId = decodeSessionId(rawId);
+      return erasureReply(sessionId, await authorize(request, sessionId, 'redact', deps), request, deps);
+    };
+    return { route: 'POST /v1/sessions/:id/erasure', allowed: 'POST', run };
   }
   const allowed = 'GET,PATCH,DELETE';
   if (method === 'DELETE') {

@@ -15,7 +15,7 @@ describe('session-hub: the conventions operators expect', { timeout: 60_000 }, (
     const bare = await runCli([]);
     expect(bare).toMatchObject({ code: 2, stdout: '' });
     expect(bare.stderr).toMatch(/^Usage: session-hub <command>/);
-    for (const command of ['serve', 'tail', 'export', 'import', 'sessions', 'rm', 'token']) {
+    for (const command of ['serve', 'tail', 'export', 'import', 'sessions', 'rm', 'erase', 'token']) {
       expect(bare.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
     }
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2 });

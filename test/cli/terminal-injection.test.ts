@@ -89,6 +89,7 @@ describe('session-hub prints no control character it did not write itself (termi
     for (const args of [
       ['export', 'x'],
       ['rm', 'x', '--yes'],
+      ['erase', 'x', '--reason', 'r', '--yes'],
       ['import', '-', '--session', 'x'],
     ]) {
       const failed = await runCliHere([...args, '--url', liarUrl], {}, '');
@@ -96,6 +97,10 @@ describe('session-hub prints no control character it did not write itself (termi
       expect(failed.stderr).toBe(`session-hub: FORBIDDEN: ${terminalLine(`${hostile}\nsession-hub: all good`)}\n`);
       expect(failed.stderr).not.toMatch(CONTROLS);
     }
+    // A subject erasure answered with a body of another shape: one line, exit 1, nothing printed from it.
+    const erased = await runCliHere(['erase', '--label', 'k=v', '--dry-run', '--url', liarUrl]);
+    expect(erased).toMatchObject({ code: 1, stdout: '' });
+    expect(erased.stderr).toBe('session-hub: the hub answered a subject erasure with an unexpected body\n');
     const listed = await runCliHere(['sessions', '--url', liarUrl]);
     expect(listed.stdout).not.toMatch(CONTROLS);
     expect(listed.stdout).toContain(terminalLine(hostile));

@@ -76,7 +76,7 @@ describe('session-hub token (HS256) against a --require-auth hub', { timeout: 60
 
   it('refuses bad grants, a short secret and a missing key as usage errors (exit 2)', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
-      [['--grant', 'write:acme/*'], { AUTH_SECRET: secret }, /action read, append or admin/],
+      [['--grant', 'write:acme/*'], { AUTH_SECRET: secret }, /action read, append, admin or redact/],
       [['--grant', 'read:acme*'], { AUTH_SECRET: secret }, /uses \* other than/],
       [['--grant', 'read:x'], { AUTH_SECRET: 'short' }, /at least 32 bytes/],
       [['--grant', 'read:x'], {}, /no signing key/],

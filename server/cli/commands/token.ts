@@ -12,7 +12,7 @@ Mints a JWT for a hub (development and tests): the given subject and grants in t
 with the secret in SESSION_HUB_AUTH_SECRET (or AUTH_SECRET), or RS256/ES256 with --key. Prints the token on
 stdout and, on stderr, what it grants and when it expires.
 
-Grants: <action> is read, append or admin; <pattern> is a session id, a prefix ending in /* (acme/*) or *.
+Grants: <action> is read, append, admin or redact; <pattern> is a session id, a prefix ending in /* (acme/*) or *.
 
 Options:
   --sub <subject>      the token's subject (sub claim; shown in the hub's logs)
@@ -51,7 +51,7 @@ function parseGrantOptions(texts: readonly string[]): Record<GrantAction, string
     const pattern = text.slice(colon + 1);
     if (colon < 0 || !GRANT_ACTIONS.includes(action)) {
       throw new UsageError(
-        `--grant ${JSON.stringify(text)}: expected <action>:<pattern> with action read, append or admin`,
+        `--grant ${JSON.stringify(text)}: expected <action>:<pattern> with action read, append, admin or redact`,
       );
     }
     const problem = patternProblem(pattern);
