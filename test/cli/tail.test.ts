@@ -126,16 +126,19 @@ describe('session-hub tail (memory engine)', { timeout: 60_000 }, () => {
   it('a following tail counts as a watcher in session-hub sessions', async () => {
     const tail = startCli(['tail', 'seed', '--follow', '--url', hub.url]);
     await expect.poll(() => tail.output.stdout.split('\n').length, { timeout: 30_000 }).toBeGreaterThan(10);
-    const seedLine = async () =>
-      (await runCliHere(['sessions', '--json', '--url', hub.url])).stdout
-        .split('\n')
-        .find((line) => line.startsWith('{"sessionId":"seed"'));
-    await expect.poll(seedLine, { timeout: 30_000 }).toBe('{"sessionId":"seed","headSeq":9,"events":10,"watchers":1}');
+    const seedRow = async (): Promise<unknown> => {
+      const lines = (await runCliHere(['sessions', '--json', '--url', hub.url])).stdout.split('\n');
+      const line = lines.find((text) => text.startsWith('{"sessionId":"seed"'));
+      return line === undefined ? undefined : (JSON.parse(line) as unknown);
+    };
+    await expect
+      .poll(seedRow, { timeout: 30_000 })
+      .toMatchObject({ sessionId: 'seed', tier: 'hot', headSeq: 9, events: 10, watchers: 1 });
     tail.child.kill('SIGTERM');
     expect((await tail.done).code).toBe(0);
     const table = await runCliHere(['sessions', '--url', hub.url]);
     expect(table.stdout).toMatch(
-      /^SESSION {2}HEAD {2}EVENTS {2}WATCHERS\nlive {8}5 {7}6  +[01]\nseed {8}9 {6}10  +[01]\n$/,
+      /^SESSION {2}HEAD {2}EVENTS {2}LAST ACTIVITY \(UTC\) {2}WATCHERS {2}TITLE {2}LABELS\nlive +5 +6 +\S+ +[01] +- *\nseed +9 +10 +\S+ +[01] +- *\n$/,
     );
   });
 
