@@ -20,7 +20,7 @@ const bin = (name: string): string => join(repoRoot, 'node_modules', '.bin', nam
 const { NODE_OPTIONS: _testRunnerOptions, ...env } = process.env;
 
 /** Most bytes the minified browser bundle of `session-hub` may have (docs/client.md). */
-const BROWSER_BUNDLE_BUDGET_BYTES = 96 * 1024;
+const BROWSER_BUNDLE_BUDGET_BYTES = 104 * 1024;
 
 interface PackedFile {
   readonly path: string;

@@ -10,6 +10,7 @@ import * as shared from '../../shared/index.ts';
 describe('public API', () => {
   it('session-hub/server: what an embedder needs, nothing internal', () => {
     expect(Object.keys(server).sort()).toEqual([
+      'DEFAULT_SNAPSHOT_POLICY',
       'HubError',
       'HubErrorCode',
       'MemoryStore',
@@ -38,6 +39,7 @@ describe('public API', () => {
       'CloseCode',
       'FrameDecodeError',
       'HubErrorCode',
+      'METADATA_LIMITS',
       'PROTOCOL_BOUNDS',
       'PROTOCOL_VERSION',
       'ProtocolParseError',
