@@ -2,6 +2,7 @@ import type { PresenceStore } from './presence-store.ts';
 import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
+import type { ArchiveLeaseStore } from './archive-lease.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { SessionEvent, ValidatedDraft } from '../../shared/index.ts';
@@ -203,6 +204,8 @@ export interface EventStore {
   readonly snapshots: SnapshotStore;
   /** Title, labels, creation and lineage of the sessions, kept beside them and deleted with them (metadata-store.ts). */
   readonly metadata: MetadataStore;
+  /** One archiver per session across the nodes: a lease with an expiry, held by a token (see archive-lease.ts). */
+  readonly archiveLease: ArchiveLeaseStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

@@ -44,6 +44,8 @@ export class MemoryBackend {
   readonly snapshots = new Map<string, Uint8Array>();
   /** Each session's snapshot build lease: its holder and when it lapses (epoch ms). */
   readonly snapshotLeases = new Map<string, { readonly owner: string; readonly until: number }>();
+  /** Each session's archive lease: its holder's token and when it lapses (epoch ms). */
+  readonly archiveLeases = new Map<string, { readonly token: string; readonly until: number }>();
   /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
   readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
   /** Each session's metadata (deleted with the session). */

@@ -28,6 +28,8 @@ import { MemorySnapshots } from './memory-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import { MemoryMetadata } from './memory-metadata.ts';
+import { MemoryArchiveLease } from './memory-archive-lease.ts';
+import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -50,6 +52,7 @@ export class MemoryStore implements EventStore {
   readonly presence: PresenceStore;
   readonly snapshots: SnapshotStore;
   readonly metadata: MetadataStore;
+  readonly archiveLease: ArchiveLeaseStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -59,6 +62,7 @@ export class MemoryStore implements EventStore {
     this.presence = new MemoryPresence(this.backend);
     this.snapshots = new MemorySnapshots(this.backend, () => this.#closed);
     this.metadata = new MemoryMetadata(this.backend, () => this.#closed);
+    this.archiveLease = new MemoryArchiveLease(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

@@ -24,6 +24,11 @@ export interface SessionKeys {
   readonly snapshot: string;
   /** String: the node building the session's snapshot, with a short expiry (`SET NX PX`). */
   readonly snapshotLease: string;
+  /**
+   * String: the token of the node archiving the session, with an expiry (`SET NX PX`; archive-lease.ts). Not
+   * deleted with the session: deleting it under a running archiver would let a second one start; it lapses.
+   */
+  readonly archiveLease: string;
   /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
   readonly metadata: string;
 }
@@ -53,6 +58,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     snapshot: `${base}snap`,
     snapshotLease: `${base}snaplease`,
     metadata: `${base}meta`,
+    archiveLease: `${base}archlease`,
   };
 }
 

@@ -50,6 +50,8 @@ import { RedisPresence } from './redis-presence.ts';
 import { RedisSnapshots, type RedisCall } from './redis-snapshots.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { RedisMetadata } from './redis-metadata.ts';
+import { RedisArchiveLease } from './redis-archive-lease.ts';
+import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import { reportAsWarning, type StoreErrorReporter } from '../watcher-registry.ts';
 
@@ -115,6 +117,7 @@ export class RedisStore implements EventStore {
   readonly snapshots: SnapshotStore;
   readonly #trimmer: RedisTrimmer;
   readonly metadata: MetadataStore;
+  readonly archiveLease: ArchiveLeaseStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -165,6 +168,7 @@ export class RedisStore implements EventStore {
     const call: RedisCall = (operation, send) => this.#call(operation, false, send);
     this.snapshots = new RedisSnapshots(command, this.keyPrefix, call);
     this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
+    this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
