@@ -159,6 +159,7 @@ export function createHub(input: HubConfig): Hub {
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
     snapshots: snapshotSource,
+    ...(config.archive === undefined ? {} : { archive: config.archive }),
   });
   const server = createServer(
     {
