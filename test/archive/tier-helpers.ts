@@ -18,7 +18,7 @@ export function turnDrafts(turns: number, firstTurn = 1, tag = 't'): ValidatedDr
       chunks,
       [
         { type: 'step/end', data: { turn, step: 1 } },
-        { type: 'turn/end', data: { turn } },
+        { type: 'turn/end', data: { turn, reason: { kind: 'completed' } } },
       ],
     );
   }
