@@ -6,6 +6,7 @@ import { parseHostHeader } from '../http/host-policy.ts';
 import { LIMIT_FLAGS, limitFlagsUsage } from './limit-flags.ts';
 import { parseRedisFlags, REDIS_FLAG_OPTIONS, redisFlagsUsage, type RedisFlagOptions } from './redis-flags.ts';
 import { parseSnapshotFlags, SNAPSHOT_FLAG_OPTIONS, snapshotFlagsUsage } from './snapshot-flags.ts';
+import { ARCHIVE_FLAG_OPTIONS, archiveFlagsUsage, parseArchiveFlags, type ArchiveSettings } from './archive-flags.ts';
 import type { HubConfig } from '../config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
@@ -46,6 +47,8 @@ export interface ServeOptions extends RedisFlagOptions {
   readonly cacheBytes: number | undefined;
   /** The snapshot policy set by flag or env (the rest keeps the hub's defaults). */
   readonly snapshots: NonNullable<HubConfig['snapshots']>;
+  /** The archive (`--archive` and its policy flags); undefined: none. */
+  readonly archive: ArchiveSettings | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -83,7 +86,7 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
                        default 67108864 = 64 MiB)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
-${snapshotFlagsUsage}
+${snapshotFlagsUsage}${archiveFlagsUsage}
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
   --auth-secret <s>         HS256 shared secret, >= 32 bytes (env AUTH_SECRET; prefer the env: argv is public)
   --auth-public-key <file>  PEM SPKI public key: RSA -> RS256, EC P-256 -> ES256 (env AUTH_PUBLIC_KEY_FILE)
@@ -243,6 +246,7 @@ export function parseServeArgs(
         'presence-ttl-ms': { type: 'string' },
         'cache-bytes': { type: 'string' },
         ...SNAPSHOT_FLAG_OPTIONS,
+        ...ARCHIVE_FLAG_OPTIONS,
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -329,5 +333,6 @@ export function parseServeArgs(
       parseMs('presence-ttl-ms', text),
     ),
     snapshots: parseSnapshotFlags(values, env, (message) => new UsageError(message)),
+    archive: parseArchiveFlags(values, env, (message) => new UsageError(message)),
   };
 }
