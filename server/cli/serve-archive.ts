@@ -34,7 +34,9 @@ export function startServeArchive(
   backend: ArchiveBackend,
   context: { store: EventStore; logger: Logger; counts: ArchiveCounts; nodeName: string },
 ): ServeArchive {
-  const archiver = new Archiver({ ...context, archive: backend, policy: settings.policy });
+  // A tick every 10 s, or more often for short idle times (a quarter of it, at least every 250 ms).
+  const tickMs = Math.min(10_000, Math.max(250, Math.floor(settings.policy.archiveAfterMs / 4)));
+  const archiver = new Archiver({ ...context, archive: backend, policy: settings.policy, tickMs });
   archiver.start();
   const { archiveAfterMs, hotMaxEvents, hotMaxBytes } = settings.policy;
   const triggers = [`idle ${archiveAfterMs / 1000}s`];
