@@ -63,15 +63,19 @@ describe('file archive names and files', () => {
     await expect(backend.read('acme/two', 0, 10, 1000)).rejects.toBeInstanceOf(StoreDataError);
   });
 
-  test('a missing segment is DATA_CORRUPTED', async () => {
+  test('a missing segment is DATA_CORRUPTED on read, and on a retried append or a rewrite that needs it', async () => {
     const { dir, backend } = await opened();
     await backend.append(run('acme/lost', EPOCH, 0, 5000));
     const sessionDir = join(dir, 'sessions', sessionDirName('acme/lost'));
-    const segment = (await readdir(sessionDir)).find((name) => name.endsWith('.seg'))!;
+    const segment = (await readdir(sessionDir)).filter((name) => name.endsWith('.seg')).sort()[0]!;
     await rm(join(sessionDir, segment));
     const reader = new FileArchive({ dir });
     await reader.open();
     await expect(reader.read('acme/lost', 0, 10, 100_000)).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
+    await expect(reader.append(run('acme/lost', EPOCH, 0, 10))).rejects.toMatchObject({ code: 'DATA_CORRUPTED' });
+    await expect(reader.rewrite('acme/lost', EPOCH, new Map([[1, new Uint8Array([0x90])]]))).rejects.toBeInstanceOf(
+      StoreDataError,
+    );
   });
 
   test('a directory of a newer format, or of something else, is refused at open', async () => {

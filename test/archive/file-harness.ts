@@ -25,7 +25,7 @@ export async function openFileHarness(): Promise<ArchiveHarness> {
       return again;
     },
     corrupt: async (sessionId) => {
-      const segment = (await sessionFiles(dir, sessionId)).find((path) => path.endsWith('.seg'));
+      const segment = (await sessionFiles(dir, sessionId)).filter((path) => path.endsWith('.seg')).sort()[0];
       if (segment === undefined) throw new Error('no segment to corrupt');
       const bytes = await readFile(segment);
       const at = 40 + Math.floor((bytes.byteLength - 40) / 2);

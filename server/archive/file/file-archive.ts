@@ -121,27 +121,23 @@ export class FileArchive implements ArchiveBackend {
 
   async append(segment: ArchiveSegment): Promise<void> {
     checkSegment(segment);
-    await this.exclusive(segment.sessionId, async () => {
-      const files = this.files(segment.sessionId);
-      const index = await files.loadIndex();
-      const skip = await alreadyArchived(index, segment, async (from, count) =>
-        index === undefined ? { bodies: [], times: [] } : files.readRange(index, from, count),
-      );
-      if (skip === segment.bodies.length) return;
+    const { sessionId } = segment;
+    await this.exclusive(sessionId, async () => {
       try {
-        await this.appendRun(
-          files,
-          index,
-          {
-            firstSeq: segment.firstSeq + skip,
-            bodies: segment.bodies.slice(skip),
-            times: segment.times.slice(skip),
-          },
-          segment.epoch,
+        const files = this.files(sessionId);
+        const index = await files.loadIndex();
+        const skip = await alreadyArchived(index, segment, async (from, count) =>
+          index === undefined ? { bodies: [], times: [] } : files.readRange(index, from, count),
         );
+        if (skip === segment.bodies.length) return;
+        const added = {
+          firstSeq: segment.firstSeq + skip,
+          bodies: segment.bodies.slice(skip),
+          times: segment.times.slice(skip),
+        };
+        await this.appendRun(files, index, added, segment.epoch);
       } catch (error) {
-        if (error instanceof StoreDataError || error instanceof ArchiveConflictError) throw error;
-        throw unavailable(`archiving ${JSON.stringify(segment.sessionId)}`, error);
+        throw writeFailure(`archiving ${JSON.stringify(sessionId)}`, error);
       }
     });
   }
@@ -284,8 +280,7 @@ export class FileArchive implements ArchiveBackend {
       try {
         await this.rewriteSegments(files, index, bySegment);
       } catch (error) {
-        if (error instanceof StoreDataError || error instanceof ArchiveConflictError) throw error;
-        throw unavailable(`rewriting ${JSON.stringify(sessionId)}`, error);
+        throw writeFailure(`rewriting ${JSON.stringify(sessionId)}`, error);
       }
     });
   }
@@ -344,6 +339,16 @@ export class FileArchive implements ArchiveBackend {
   async close(): Promise<void> {
     await Promise.all([...this.locks.values()]);
   }
+}
+
+/**
+ * A failed write as the seam reports it: its own errors as they are, a segment missing under the session's one
+ * writer as corrupted data, any file-system failure as `ArchiveUnavailableError`.
+ */
+function writeFailure(what: string, error: unknown): Error {
+  if (error instanceof StoreDataError || error instanceof ArchiveConflictError) return error;
+  if (error instanceof SegmentMissingError) return new StoreDataError(`file archive: ${what}: ${error.message}`);
+  return unavailable(what, error);
 }
 
 function sameSegments(a: SessionIndex | undefined, b: SessionIndex | undefined): boolean {

@@ -299,9 +299,16 @@ export class PostgresArchive implements ArchiveBackend {
         [sessionId],
       );
       let delta = 0;
+      const seqs = [...bodies.keys()].sort((a, b) => a - b);
+      let next = 0;
       for (const meta of metas.rows) {
         const first = toInt(meta.first_seq, 'first_seq');
-        const touched = [...bodies.keys()].some((seq) => seq >= first && seq < first + meta.count);
+        // The rewritten seqs are sorted, and so are the segments: each segment takes the seqs below its end.
+        let touched = false;
+        while (next < seqs.length && seqs[next]! < first + meta.count) {
+          touched = true;
+          next++;
+        }
         if (!touched) continue;
         const full = await client.query<SegmentRow>(
           `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS} WHERE session_id = $1 AND first_seq = $2`,
