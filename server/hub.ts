@@ -27,6 +27,7 @@ import { storeReadLimits } from './limits/store-reads.ts';
 import { SnapshotBuilder } from './snapshot/snapshot-builder.ts';
 import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
 import { SnapshotSource } from './snapshot/snapshot-source.ts';
+import { archiveNowOf } from './archive/archive-now.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -159,7 +160,9 @@ export function createHub(input: HubConfig): Hub {
     isShuttingDown: () => shuttingDown,
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
     snapshots: snapshotSource,
-    ...(config.archive === undefined ? {} : { archive: config.archive }),
+    ...(config.archive === undefined
+      ? {}
+      : { archive: config.archive, archiveNow: archiveNowOf(store, config.archive, nodeName) }),
   });
   const server = createServer(
     {

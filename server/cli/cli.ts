@@ -5,6 +5,7 @@ import { serveCommand } from './commands/serve.ts';
 import { tailCommand } from './commands/tail.ts';
 import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
+import { archiveCommand } from './commands/archive.ts';
 import { tokenCommand } from './commands/token.ts';
 import { terminalLine } from './terminal-text.ts';
 import { packageVersion } from './version.ts';
@@ -17,6 +18,7 @@ const commands: readonly Command[] = [
   importCommand,
   sessionsCommand,
   rmCommand,
+  archiveCommand,
   tokenCommand,
 ];
 
