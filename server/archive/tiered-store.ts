@@ -63,11 +63,15 @@ export class TieredStore implements EventStore {
     return this.hot.archiveLease;
   }
 
-  /** The hot head; when its prefix was trimmed and the archive holds it (same epoch), the archive's first seq. */
+  /**
+   * The hot head; when its prefix was trimmed and the archive holds it (same epoch), the archive's first seq. While
+   * the archive cannot be reached, the hot head as it is.
+   */
   async head(sessionId: string): Promise<SessionHead> {
     const head = await this.hot.head(sessionId);
     if (head.firstSeq === undefined) return head;
-    const cold = await this.#coldOf(sessionId, head.epoch, head.firstSeq);
+    // An archive that cannot answer leaves the hot head (its prefix reads GONE meanwhile): a head does not fail with it.
+    const cold = await this.#coldOf(sessionId, head.epoch, head.firstSeq).catch(() => undefined);
     if (cold === undefined) return head;
     const { epoch, headSeq } = head;
     return cold.startSeq > 0 ? { epoch, headSeq, firstSeq: cold.startSeq } : { epoch, headSeq };

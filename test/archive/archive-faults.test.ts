@@ -143,4 +143,28 @@ describe('an archive that refuses writes', () => {
       await database.drop();
     }
   });
+
+  it('an archive gone away after archiving: heads answer from Redis, reads of the prefix are STORE_UNAVAILABLE', async ({
+    redisStore,
+  }) => {
+    const database = await createTestDatabase('sh_archive_gone');
+    const archive = archiveBackendFor(database.url);
+    await archive.open();
+    try {
+      const sessionId = `acme/gone-${randomUUID()}`;
+      await commitAll(redisStore, sessionId, turnDrafts(3));
+      const run = await archiveSession({ store: redisStore, archive, sessionId, token: 'gone' });
+      expect(run.status).toBe('archived');
+      const tiered = new TieredStore(redisStore, archive);
+      const head = await redisStore.head(sessionId);
+      expect(await tiered.head(sessionId)).toEqual({ epoch: head.epoch, headSeq: head.headSeq });
+      await database.drop(); // terminates the archive's connections and removes its data
+      expect(await tiered.head(sessionId)).toEqual(head); // the hot head, with its first seq
+      await expect(tiered.readStoredPage(sessionId, 0, 10)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await commitAll(redisStore, sessionId, turnDrafts(1, 4)); // appends go on
+    } finally {
+      await archive.close();
+      await database.drop();
+    }
+  });
 });
