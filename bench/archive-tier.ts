@@ -25,6 +25,7 @@ import { PostgresArchive } from '../server/archive/postgres/pg-archive.ts';
 import { TieredStore } from '../server/archive/tiered-store.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
 import { fillSessionInStore } from './baselines/xrange.ts';
+import { runArchiveAppend, type ArchiveAppendResults } from './archive-append.ts';
 import { atLeast, atMost, type Row } from './report.ts';
 import type { BenchContext } from './targets.ts';
 
@@ -49,6 +50,7 @@ export interface ArchiveTierResults {
   readonly catchUpEvents: number;
   /** Events/s of paging the session through the tiers: hot, then archived, per backend. */
   readonly catchUp: Readonly<Record<string, { hot: number; cold: number }>>;
+  readonly appends: ArchiveAppendResults;
   readonly postgresError?: string;
 }
 
@@ -159,8 +161,11 @@ export async function runArchiveTier(
       postgresError = error instanceof Error ? error.message : String(error);
       log(`archive-tier: no PostgreSQL figure (${postgresError})`);
     }
+    const appends = await runArchiveAppend(context);
+    log(`archive-tier: appends at 200/s: ${appends.archiveRuns} archive runs during the run with the archiver`);
     const raw: ArchiveTierResults = {
       ...week,
+      appends,
       catchUpEvents: events,
       catchUp,
       ...(postgresError === undefined ? {} : { postgresError }),
@@ -176,6 +181,16 @@ export async function runArchiveTier(
         baseline: week.hotWorkingSet,
         target: '≤ 1.2× baseline',
         met: atMost(memoryRatio, 1.2),
+      },
+      {
+        scenario: 'archive-tier',
+        metric: `append p99 at 200/s over ${appends.seconds} s, archiver running (${appends.archiveRuns} runs)`,
+        unit: 'ms',
+        hub: appends.withArchiver.p99Ms,
+        baselineName: 'the same load, no archiver',
+        baseline: appends.without.p99Ms,
+        target: '≤ 1.5× baseline (noise)',
+        met: atMost(appends.withArchiver.p99Ms / appends.without.p99Ms, 1.5),
       },
       ...Object.entries(catchUp).map(([backend, figures]): Row => ({
         scenario: 'archive-tier',
