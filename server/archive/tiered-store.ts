@@ -186,10 +186,13 @@ export class TieredStore implements EventStore {
     return this.hot.listSessions(prefix);
   }
 
-  /** Both tiers: the hot log first (so a crash between the two leaves an archive of a dead epoch, never a gap). */
+  /**
+   * Both tiers: the archive first, so a crash between the two leaves a hot log whose prefix reads GONE (delete
+   * again to finish), never an archive of a deleted session that the listing would show as a cold session.
+   */
   async deleteSession(sessionId: string): Promise<boolean> {
-    const hot = await this.hot.deleteSession(sessionId);
     const cold = await this.archive.delete(sessionId);
+    const hot = await this.hot.deleteSession(sessionId);
     return hot || cold;
   }
 
