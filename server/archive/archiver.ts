@@ -50,6 +50,8 @@ interface Candidate {
   readonly overdueMs: number;
   /** Whether it had an archived prefix already (counted in the pass's archived sessions). */
   readonly archived?: boolean;
+  /** Its head when it was picked. */
+  readonly headSeq?: number;
 }
 
 /**
@@ -62,6 +64,11 @@ export class Archiver {
   readonly #options: ArchiverOptions;
   readonly #now: () => number;
   #queue: string[] = [];
+  /**
+   * Sessions a run found nothing to archive in (an open turn, a gap), with their head then: skipped until the head
+   * moves, so that sessions stuck inside a turn do not take every tick's runs from the others. Bounded.
+   */
+  readonly #settled = new Map<string, number>();
   #pass = { hotEvents: 0, hotBytes: 0, archived: 0, lagMs: 0 };
   #failing = false;
   #timer: NodeJS.Timeout | undefined;
@@ -123,6 +130,7 @@ export class Archiver {
         if (this.#stopped) break;
         const status = await this.#run(candidate).then(
           (result) => {
+            if (result.status === 'idle' || result.status === 'gap') this.#settle(candidate);
             // The pass's totals as they are after the run.
             if (result.status !== 'archived') return result.status;
             this.#pass.hotEvents -= result.trimmed;
@@ -150,20 +158,33 @@ export class Archiver {
     this.#pass.hotBytes += summary.bytes;
     if (firstSeq > 0) this.#pass.archived++;
     if (hotEvents === 0 || summary.lastActivity === undefined) return undefined;
+    if (this.#settled.get(sessionId) === head.headSeq) return undefined;
     const overdueMs = this.#now() - summary.lastActivity - policy.archiveAfterMs;
     if (overdueMs >= 0) {
       this.#pass.lagMs = Math.max(this.#pass.lagMs, overdueMs);
-      return { sessionId, before: undefined, overdueMs, archived: firstSeq > 0 };
+      return { sessionId, before: undefined, overdueMs, archived: firstSeq > 0, headSeq: head.headSeq };
     }
     if (policy.hotMaxEvents !== undefined && hotEvents > policy.hotMaxEvents) {
       const before = head.headSeq + 1 - Math.floor(policy.hotMaxEvents / 2);
-      return { sessionId, before, overdueMs: 0, archived: firstSeq > 0 };
+      return { sessionId, before, overdueMs: 0, archived: firstSeq > 0, headSeq: head.headSeq };
     }
     if (policy.hotMaxBytes !== undefined && summary.bytes > policy.hotMaxBytes) {
       const keep = Math.max(1, Math.floor((hotEvents * policy.hotMaxBytes) / 2 / summary.bytes));
-      return { sessionId, before: head.headSeq + 1 - keep, overdueMs: 0, archived: firstSeq > 0 };
+      return {
+        sessionId,
+        before: head.headSeq + 1 - keep,
+        overdueMs: 0,
+        archived: firstSeq > 0,
+        headSeq: head.headSeq,
+      };
     }
     return undefined;
+  }
+
+  #settle(candidate: Candidate): void {
+    if (candidate.headSeq === undefined) return;
+    if (this.#settled.size >= 100_000) this.#settled.clear();
+    this.#settled.set(candidate.sessionId, candidate.headSeq);
   }
 
   /** The last pass's totals to the counts; a new pass starts. */

@@ -80,6 +80,26 @@ describe('Archiver', () => {
     await store.close();
   });
 
+  test('sessions stuck inside a turn do not take the runs of the others; they are tried again once they move', async () => {
+    const store = new MemoryStore();
+    const stem = `stuck-${randomUUID()}/`;
+    const open = turnDrafts(1).slice(0, 2); // turn/start, step/start, chunks: the turn never ends
+    for (let i = 0; i < 3; i++) await commitAll(store, `${stem}open-${i}`, open);
+    const { archiver } = archiverOn(store, { archiveAfterMs: 1 }, () => Date.now() + 60_000, 2);
+    // The stuck ones are the most overdue (written first): the first tick spends its runs on them.
+    const first = await archiver.tick();
+    expect(first.runs.map((run) => run.status)).toEqual(['idle', 'idle']);
+    await commitAll(store, `${stem}done`, turnDrafts(2));
+    const runs = [...(await archiver.tick()).runs, ...(await archiver.tick()).runs];
+    expect(runs).toContainEqual({ sessionId: `${stem}done`, status: 'archived' });
+    expect(await store.head(`${stem}done`)).toHaveProperty('firstSeq');
+    // A stuck session whose turn ends is archived at the next pass.
+    await commitAll(store, `${stem}open-0`, turnDrafts(1).slice(2));
+    const later = [...(await archiver.tick()).runs, ...(await archiver.tick()).runs];
+    expect(later).toContainEqual({ sessionId: `${stem}open-0`, status: 'archived' });
+    await store.close();
+  });
+
   test('archives a session over hotMaxEvents down to about half, at a turn boundary', async () => {
     const store = new MemoryStore();
     const sessionId = `big-${randomUUID()}`;
