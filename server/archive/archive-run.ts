@@ -59,8 +59,9 @@ interface Plan {
 
 /**
  * Archive then trim one session's hot prefix (docs/storage.md#the-archive): take the session's archive lease,
- * choose the cut, write the events from the archive's end to the cut as segments, read both tiers back and compare
- * them byte for byte, and only then trim the hot log below the cut. The cut is at most the head + 1 and `before`,
+ * choose the cut, write the events from the archive's end to the cut as segments (each read back from the archive
+ * and compared, byte for byte, with the hot page it was written from; what an earlier run archived is compared
+ * with the hot log too), and only then trim the hot log below the cut. The cut is at most the head + 1 and `before`,
  * at most the latest snapshot's seq + 1 (the hot log keeps the snapshot's tail), and at a turn boundary (never
  * inside an open turn: the shared log core's `LifecycleTracker` over the events from the hot log's start, where the
  * previous run cut at a boundary). Idempotent: a run that died at any step leaves the archive with a prefix of the
@@ -147,6 +148,7 @@ async function copySegments(options: ArchiveRunOptions, plan: Plan, leaseMs: num
   for (let seq = plan.from; seq < plan.cut;) {
     const page = await hotPage(options, plan.epoch, seq, Math.min(options.segmentEvents ?? 2000, plan.cut - seq));
     await archive.append({ sessionId, epoch: plan.epoch, firstSeq: seq, bodies: page.bodies, times: page.times });
+    await verifyAgainst(options, plan, page); // read back what the archive now holds, against the page in hand
     seq += page.bodies.length;
     written += page.bodies.length;
     await options.onStep?.('appended');
@@ -157,20 +159,35 @@ async function copySegments(options: ArchiveRunOptions, plan: Plan, leaseMs: num
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
 
-/** Reads `hotFirst` .. `cut` − 1 from both tiers and compares seqs, times and bytes; aborts on any difference. */
-async function verifyTiers(options: ArchiveRunOptions, plan: Plan): Promise<void> {
+/** Reads the archive over `hot`'s seqs and compares seqs, times and bytes with it; aborts on any difference. */
+async function verifyAgainst(options: ArchiveRunOptions, plan: Plan, hot: StoredPage): Promise<void> {
   const { archive, sessionId } = options;
-  for (let seq = plan.hotFirst; seq < plan.cut;) {
-    const hot = await hotPage(options, plan.epoch, seq, Math.min(options.segmentEvents ?? 2000, plan.cut - seq));
-    const cold = await archive.read(sessionId, seq, hot.bodies.length, Number.MAX_SAFE_INTEGER);
+  for (let index = 0; index < hot.bodies.length;) {
+    const seq = hot.firstSeq + index;
+    const cold = await archive.read(sessionId, seq, hot.bodies.length - index, Number.MAX_SAFE_INTEGER);
     // The archive may answer fewer events (it reads by segment): what it answered is compared, then read on.
     const same =
       cold.epoch === plan.epoch &&
       cold.firstSeq === seq &&
       cold.bodies.length > 0 &&
-      cold.bodies.length <= hot.bodies.length &&
-      cold.bodies.every((body, index) => cold.times[index] === hot.times[index] && sameBytes(body, hot.bodies[index]!));
+      cold.bodies.length <= hot.bodies.length - index &&
+      cold.bodies.every(
+        (body, at) => cold.times[at] === hot.times[index + at] && sameBytes(body, hot.bodies[index + at]!),
+      );
     if (!same) throw new ArchiveRunAbortedError(`session ${sessionId}: the archive differs from the hot log at ${seq}`);
-    seq += cold.bodies.length;
+    index += cold.bodies.length;
+  }
+}
+
+/**
+ * Reads the hot events `hotFirst` .. `from` − 1 (archived by an earlier run that did not trim them: it died, or
+ * stopped) and compares the archive with them; this run's own segments were compared as they were written.
+ */
+async function verifyTiers(options: ArchiveRunOptions, plan: Plan): Promise<void> {
+  const end = Math.min(plan.from, plan.cut);
+  for (let seq = plan.hotFirst; seq < end;) {
+    const hot = await hotPage(options, plan.epoch, seq, Math.min(options.segmentEvents ?? 2000, end - seq));
+    await verifyAgainst(options, plan, hot);
+    seq += hot.bodies.length;
   }
 }
