@@ -18,6 +18,7 @@ export const SCENARIO_NAMES = [
   'cluster',
   'join',
   'archive',
+  'archive-tier',
   'snapshots',
   'inspector',
   'listing',

@@ -27,6 +27,7 @@ import { runWarmup } from './scenarios/warmup.ts';
 import { runFork } from './scenarios/fork.ts';
 import { hubTarget } from './hub-target.ts';
 import { runArchiveBackends } from './archive-backends.ts';
+import { runArchiveTier } from './archive-tier.ts';
 import type { BenchContext, HubTarget } from './targets.ts';
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
@@ -47,6 +48,7 @@ const scenarios: Record<ScenarioName, ScenarioRunner | undefined> = {
   cluster: (context, hub) => runCluster(context, hub, log),
   join: (context) => runJoin(context, log),
   archive: (context) => runArchiveBackends(context, log),
+  'archive-tier': (context) => runArchiveTier(context, log),
   snapshots: (context) => runSnapshotCost(context, log),
   inspector: (context) => runInspectorJoin(context, log),
   listing: (context) => runListing(context, log),

@@ -9,11 +9,19 @@ import type { Logger } from './logger.ts';
 import type { EventStore } from './store/event-store.ts';
 import { resolveLimits, type HubLimits } from './limits/limits.ts';
 import { openAuth, type HubAuth } from './auth/auth-seam.ts';
+import type { ArchiveBackend } from './archive/archive-backend.ts';
+import { TieredStore } from './archive/tiered-store.ts';
 
 /** Configuration of one hub node (see `createHub`). Only `store` is required. */
 export interface HubConfig {
   /** Where the logs live (`MemoryStore` or `RedisStore`). The hub does not close it. Required. */
   readonly store: EventStore;
+  /**
+   * The cold tier (an opened `ArchiveBackend`; `archiveBackendFor` names one from a location): reads below a
+   * session's hot first seq come from it (the store is wrapped in a `TieredStore`), and `GET /v1/sessions` lists its
+   * sessions. The hub does not close it. Absent: no archive.
+   */
+  readonly archive?: ArchiveBackend;
   /** When projection snapshots are built (docs/operations.md#snapshots); over `DEFAULT_SNAPSHOT_POLICY`. */
   readonly snapshots?: Partial<SnapshotPolicy>;
   /** Which sessions expire, and when (docs/operations.md#retention). Default: none ever does. */
@@ -110,7 +118,9 @@ function positiveInteger(value: number, name: string): number {
 
 /** `HubConfig` with every default applied. */
 export interface ResolvedHubConfig {
+  /** The configured store, wrapped in a `TieredStore` when an archive is configured. */
   readonly store: EventStore;
+  readonly archive: ArchiveBackend | undefined;
   readonly port: number;
   readonly host: string;
   readonly nodeName: string;
@@ -146,7 +156,8 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
   const auth = config.auth ?? openAuth;
   const open = auth.open === true;
   return {
-    store: config.store,
+    store: config.archive === undefined ? config.store : new TieredStore(config.store, config.archive),
+    archive: config.archive,
     port: config.port ?? 8080,
     host: config.host ?? '127.0.0.1',
     nodeName: config.nodeName ?? defaultNodeName(),

@@ -34,6 +34,7 @@ import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
 import { SnapshotSource } from './snapshot/snapshot-source.ts';
 import { RetentionMetrics } from './archive/retention-metrics.ts';
 import { RetentionSweeper } from './archive/retention-sweeper.ts';
+import { archiveNowOf } from './archive/archive-now.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -196,6 +197,9 @@ export function createHub(input: HubConfig): Hub {
     onSessionDeleted: (sessionId) => cache.invalidate(sessionId),
     fork,
     snapshots: snapshotSource,
+    ...(config.archive === undefined
+      ? {}
+      : { archive: config.archive, archiveNow: archiveNowOf(store, config.archive, nodeName) }),
   });
   const server = createServer(
     {

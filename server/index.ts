@@ -13,6 +13,10 @@ export type { ForkStore, ForkRequest, ForkResult, Lineage, LineageRead } from '.
 export { MemoryStore, type MemoryStoreOptions } from './store/memory/memory-store.ts';
 export { RedisStore, type RedisStoreOptions } from './store/redis/redis-store.ts';
 export type { RedisAuth } from './store/redis/redis-connection.ts';
+// The cold tier (HubConfig.archive): `archiveBackendFor('file:/var/lib/archive')`, opened, then run an `Archiver`.
+export type { ArchiveBackend } from './archive/archive-backend.ts';
+export { archiveBackendFor } from './archive/archive-location.ts';
+export { Archiver, type ArchivePolicy, type ArchiverOptions } from './archive/archiver.ts';
 // JWT auth (the CLI's --auth-* flags): createHubAuth(createAuthenticator({ key: secretKey(secret) })).
 export { createAuthenticator, type AuthenticatorOptions } from './auth/authenticator.ts';
 export { createHubAuth } from './auth/hub-auth.ts';

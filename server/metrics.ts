@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { newArchiveCounts, registerArchiveMetrics, type ArchiveCounts } from './archive-metrics.ts';
 
 /** HTTP methods with a label of their own in `http_requests_total`; any other is counted as `OTHER`. */
 const HTTP_METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -80,6 +81,8 @@ export class HubMetrics {
   readonly snapshotsCorrupt: Counter;
   /** Subscriptions and HTTP reads served from a snapshot, by outcome (hit: a snapshot; miss: from seq 0). */
   readonly snapshotReads: Counter<'result'>;
+  /** What the archiver counts (archive-metrics.ts), read at scrape time. */
+  readonly archive: ArchiveCounts = newArchiveCounts();
 
   constructor(prefix: string) {
     const registers = [this.registry];
@@ -230,6 +233,7 @@ export class HubMetrics {
       labelNames: ['result'],
       registers,
     });
+    registerArchiveMetrics(this.registry, prefix, this.archive);
   }
 
   /** A connection's outbound buffer reached a new high of `bytes` (the slow-consumer bound check). */

@@ -13,6 +13,7 @@ import {
   type RetentionFlagOptions,
 } from './retention-flags.ts';
 import { parseSnapshotFlags, SNAPSHOT_FLAG_OPTIONS, snapshotFlagsUsage } from './snapshot-flags.ts';
+import { ARCHIVE_FLAG_OPTIONS, archiveFlagsUsage, parseArchiveFlags, type ArchiveSettings } from './archive-flags.ts';
 import type { HubConfig } from '../config.ts';
 
 /** Options of `session-hub serve`, after flags and environment are merged (flags win). */
@@ -55,6 +56,8 @@ export interface ServeOptions extends RedisFlagOptions, RetentionFlagOptions {
   readonly snapshots: NonNullable<HubConfig['snapshots']>;
   /** Scanning at append (`--secrets`, `--secret-pattern`; see `HubConfig.secrets`). */
   readonly secrets: { readonly mode: 'off' | 'redact' | 'reject'; readonly patterns: readonly string[] };
+  /** The archive (`--archive` and its policy flags); undefined: none. */
+  readonly archive: ArchiveSettings | undefined;
 }
 
 export const serveUsage = `Usage: session-hub serve [options]
@@ -97,7 +100,7 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
                        quantifiers)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
-${snapshotFlagsUsage}
+${snapshotFlagsUsage}${archiveFlagsUsage}
 Retention (whole sessions deleted once idle past their rule; reads of one then answer SESSION_EXPIRED):
 ${retentionFlagsUsage}
 Auth (JWT bearer tokens; without a key the hub runs OPEN: anyone may read and write every session):
@@ -262,6 +265,7 @@ export function parseServeArgs(
         ...SNAPSHOT_FLAG_OPTIONS,
         secrets: { type: 'string' },
         'secret-pattern': { type: 'string', multiple: true },
+        ...ARCHIVE_FLAG_OPTIONS,
         'auth-secret': { type: 'string' },
         'auth-public-key': { type: 'string' },
         'auth-jwks': { type: 'string' },
@@ -350,6 +354,7 @@ export function parseServeArgs(
       parseMs('presence-ttl-ms', text),
     ),
     snapshots: parseSnapshotFlags(values, env, (message) => new UsageError(message)),
+    archive: parseArchiveFlags(values, env, (message) => new UsageError(message)),
   };
 }
 

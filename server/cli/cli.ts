@@ -7,6 +7,7 @@ import { sessionsCommand } from './commands/sessions.ts';
 import { rmCommand } from './commands/rm.ts';
 import { forkCommand } from './commands/fork.ts';
 import { eraseCommand } from './commands/erase.ts';
+import { archiveCommand } from './commands/archive.ts';
 import { tokenCommand } from './commands/token.ts';
 import { redactCommand } from './commands/redact.ts';
 import { redisPurgeCommand } from './commands/redis-purge.ts';
@@ -25,6 +26,7 @@ const commands: readonly Command[] = [
   redactCommand,
   redisPurgeCommand,
   eraseCommand,
+  archiveCommand,
   tokenCommand,
 ];
 

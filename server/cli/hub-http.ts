@@ -90,6 +90,16 @@ export interface ForkReply {
   readonly duplicate: boolean;
 }
 
+/** What `POST /v1/sessions/:id/archive` answers (server/http/archive-route.ts). */
+export interface ArchiveReply {
+  readonly sessionId: string;
+  readonly status: 'archived' | 'busy' | 'idle' | 'gap' | 'aborted';
+  readonly cut?: number;
+  readonly appended?: number;
+  readonly trimmed?: number;
+  readonly reason?: string;
+}
+
 /** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
 export class HubHttp {
   readonly #target: HubTarget;
@@ -161,6 +171,11 @@ export class HubHttp {
   }
 
   /** Delete a session; resolves false when there was nothing to delete. */
+  /** `POST /v1/sessions/:id/archive` (admin): archive the session's prefix now; what the run did. */
+  archive(sessionId: string): Promise<ArchiveReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/archive`, {}) as Promise<ArchiveReply>;
+  }
+
   async remove(sessionId: string): Promise<boolean> {
     try {
       await this.#request('DELETE', sessionPath(sessionId));

@@ -28,6 +28,7 @@ import { redactReply } from './redact-route.ts';
 import type { ForkService } from '../append/fork-session.ts';
 import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
 import { erasureReply } from './erasure-route.ts';
+import { archiveReply, type ArchiveNow } from './archive-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -50,6 +51,8 @@ export interface HttpRoutesDeps {
   readonly snapshots?: SnapshotSource;
   /** The cold tier's sessions, merged into `GET /v1/sessions` (absent: the store's sessions only). */
   readonly archive?: ArchivedSessionSource;
+  /** `POST /v1/sessions/:id/archive` runs this (absent: the hub has no archive, NOT_FOUND). */
+  readonly archiveNow?: ArchiveNow;
 }
 
 /** What the session routes need besides `HttpRoutesDeps`: state the HTTP handler keeps for the node. */
@@ -139,6 +142,14 @@ export function sessionRoute(
       route: 'GET /v1/sessions/:id/events',
       allowed: 'GET,POST',
       run: () => readEvents(rawId, url, request, deps).then((reply) => unlessExpired(deps.store, reply)),
+    };
+  }
+  if (rest.endsWith('/archive')) {
+    const rawId = rest.slice(0, -'/archive'.length);
+    return {
+      route: 'POST /v1/sessions/:id/archive',
+      allowed: 'POST',
+      run: async () => archiveReply(await authorized(request, rawId, 'admin', deps), deps.archiveNow),
     };
   }
   if (rest.endsWith('/metadata')) {

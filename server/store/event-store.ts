@@ -3,6 +3,7 @@ import type { StoreCounters } from '../metrics.ts';
 
 import type { SnapshotStore } from './snapshot-store.ts';
 import type { RetentionStore } from './retention-store.ts';
+import type { ArchiveLeaseStore } from './archive-lease.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { RedactionStore } from './redaction-store.ts';
@@ -212,6 +213,8 @@ export interface EventStore {
   readonly redactions: RedactionStore;
   /** Forks: sessions that share another's events up to a seq without copying them (see fork-store.ts). */
   readonly forks: ForkStore;
+  /** One archiver per session across the nodes: a lease with an expiry, held by a token (see archive-lease.ts). */
+  readonly archiveLease: ArchiveLeaseStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

@@ -60,6 +60,11 @@ export interface ExpireRequest {
    * its activity.
    */
   readonly idleSince?: number;
+  /**
+   * With `idleSince`: a hot log that holds no event (its prefix archived and trimmed) counts as idle instead of
+   * active. For a caller that knows the last activity from elsewhere (the archive's last event: tiered-retention.ts).
+   */
+  readonly emptyIsIdle?: boolean;
   /** The expiry time written in the tombstone (epoch ms). */
   readonly expiredAt: number;
   /** How long the tombstone is kept (ms); then the id reads as never written. */

@@ -16,6 +16,8 @@ import { RedisStore, type RedisStoreOptions } from '../../store/redis/redis-stor
 import type { EventStore } from '../../store/event-store.ts';
 import type { Command } from '../command.ts';
 import { hubEnv } from '../env.ts';
+import type { ArchiveBackend } from '../../archive/archive-backend.ts';
+import { describeArchiveLocation, openServeArchive, startServeArchive } from '../serve-archive.ts';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -159,8 +161,22 @@ async function serve(options: ServeOptions): Promise<number> {
     );
     return 1;
   }
+  let archive: ArchiveBackend | undefined;
+  if (options.archive !== undefined) {
+    try {
+      archive = await openServeArchive(options.archive);
+    } catch (error) {
+      const where = describeArchiveLocation(options.archive.location);
+      process.stderr.write(
+        `session-hub: could not open the archive ${where}: ${redactSecrets(reasonOf(error), options.archive.location)}\n`,
+      );
+      await store.close();
+      return 1;
+    }
+  }
   const hub = createHub({
     store,
+    ...(archive === undefined ? {} : { archive }),
     port: options.port,
     host: options.host,
     logger,
@@ -191,9 +207,14 @@ async function serve(options: ServeOptions): Promise<number> {
   } catch (error) {
     process.stderr.write(`session-hub: ${listenFailure(listeningOn, error)}\n`);
     await hub.close();
+    await archive?.close();
     await store.close();
     return 1;
   }
+  const archiving =
+    archive === undefined || options.archive === undefined
+      ? undefined
+      : startServeArchive(options.archive, archive, { store, logger, counts: hub.metrics.archive, nodeName });
   const engine =
     store.engine === 'memory'
       ? 'memory (embedded: one process only, NOTHING IS PERSISTED; use --redis for durable, multi-node logs)'
@@ -212,6 +233,7 @@ async function serve(options: ServeOptions): Promise<number> {
   // Each startup fact once, on stdout, for people and for supervisors that wait for the URL (the hub logs none of
   // them: `logLifecycle: false`); the JSON log on stderr is what happens while the node runs.
   const lines = [`session-hub listening on ${address.url} (WebSocket ${address.wsUrl})`, `engine: ${engine}`];
+  if (archiving !== undefined) lines.push(`archive: ${archiving.description}`);
   if (metricsServer !== undefined) lines.push(`metrics: ${serverUrl(metricsServer)}/metrics (no token)`);
   if (options.auth.mode === 'open' && options.allowedHosts === undefined && !LOOPBACK_BINDS.has(options.host)) {
     lines.push(
@@ -226,6 +248,7 @@ async function serve(options: ServeOptions): Promise<number> {
   const signal = await stopped;
   await hub.close();
   if (metricsServer !== undefined) await closeServer(metricsServer);
+  await archiving?.close();
   await store.close();
   process.stdout.write(`session-hub stopped (${signal})\n`);
   return 0;

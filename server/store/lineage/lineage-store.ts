@@ -15,6 +15,7 @@ import {
 } from '../event-store.ts';
 import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
+import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import type { RedactionStore } from '../redaction-store.ts';
 import type { PresenceStore } from '../presence-store.ts';
@@ -53,6 +54,7 @@ export class LineageStore implements EventStore {
   readonly metadata: MetadataStore;
   readonly retention: RetentionStore;
   readonly redactions: RedactionStore;
+  readonly archiveLease: ArchiveLeaseStore;
   readonly counters?: StoreCounters;
   readonly #inner: EventStore;
 
@@ -65,6 +67,7 @@ export class LineageStore implements EventStore {
     this.metadata = inner.metadata;
     this.retention = inner.retention;
     this.redactions = inner.redactions;
+    this.archiveLease = inner.archiveLease;
     if (inner.counters !== undefined) this.counters = inner.counters;
   }
 

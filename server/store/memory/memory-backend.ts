@@ -50,6 +50,8 @@ export class MemoryBackend {
   readonly tombstones = new Map<string, { readonly expiredAt: number; readonly until: number }>();
   /** The retention sweep lease: its holder and when it lapses (epoch ms). */
   sweepLease: { readonly owner: string; readonly until: number } | undefined;
+  /** Each session's archive lease: its holder's token and when it lapses (epoch ms). */
+  readonly archiveLeases = new Map<string, { readonly token: string; readonly until: number }>();
   /** Each session's bytes committed since its last snapshot byte trigger, and the epoch they were counted in. */
   readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
   /** Each session's metadata (deleted with the session). */

@@ -49,7 +49,9 @@ export class MemoryRetention implements RetentionStore {
     const { epoch } = session;
     if (request.expectedEpoch !== undefined && request.expectedEpoch !== epoch) return { status: 'conflict', epoch };
     const lastActivity = session.events[session.events.length - 1]?.time;
-    const idle = request.idleSince === undefined || (lastActivity !== undefined && lastActivity <= request.idleSince);
+    const idle =
+      request.idleSince === undefined ||
+      (lastActivity === undefined ? request.emptyIsIdle === true : lastActivity <= request.idleSince);
     // A session with forks stays while they do: they read their prefix from it (docs/operations.md, Retention).
     if (!idle || hasForks(this.#backend, sessionId)) return { status: 'active', epoch, lastActivity };
     const headSeq = nextSeqOf(session) - 1;

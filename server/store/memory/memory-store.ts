@@ -35,6 +35,8 @@ import type { RetentionStore } from '../retention-store.ts';
 import { MemoryRetention } from './memory-retention.ts';
 import type { RedactionStore } from '../redaction-store.ts';
 import { MemoryRedactions } from './memory-redaction.ts';
+import { MemoryArchiveLease } from './memory-archive-lease.ts';
+import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import { reportAsWarning, WatcherRegistry, type StoreErrorReporter } from '../watcher-registry.ts';
 
 export interface MemoryStoreOptions {
@@ -61,6 +63,7 @@ export class MemoryStore implements EventStore {
   readonly redactions: RedactionStore;
   readonly forks: ForkStore;
   readonly #forks: MemoryForks;
+  readonly archiveLease: ArchiveLeaseStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -73,6 +76,7 @@ export class MemoryStore implements EventStore {
     this.retention = new MemoryRetention(this.backend, () => this.#closed);
     this.redactions = new MemoryRedactions(this.backend, () => this.#closed);
     this.forks = this.#forks = new MemoryForks(this.backend, () => this.#closed);
+    this.archiveLease = new MemoryArchiveLease(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

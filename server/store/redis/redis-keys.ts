@@ -26,6 +26,11 @@ export interface SessionKeys {
   readonly snapshotLease: string;
   /** Hash: each epoch a redaction made → the epoch it replaced (readers positioned in the old one may go on). */
   readonly epochs: string;
+  /**
+   * String: the token of the node archiving the session, with an expiry (`SET NX PX`; archive-lease.ts). Not
+   * deleted with the session: deleting it under a running archiver would let a second one start; it lapses.
+   */
+  readonly archiveLease: string;
   /** Hash: the session's metadata (`rev`, `ca`, `cb`, `t`, `p`, `fs`, `l:<key>`; redis-metadata-scripts.ts). */
   readonly metadata: string;
   /** String: the session's retention tombstone, its expiry time (epoch ms), with its own expiry (`--expired-ttl`). */
@@ -65,6 +70,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     expired: `${base}expired`,
     lineage: `${base}fork`,
     forks: `${base}forks`,
+    archiveLease: `${base}archlease`,
   };
 }
 

@@ -8,7 +8,8 @@ import { DELETED_NOTICE } from './redis-scripts.ts';
  * Expire a session if the conditions hold. KEYS: 1 epoch, 2 log, 3 tombstone, 4 idempotency hash (field '': the
  * base of a trimmed log), then the session's other data keys (`sessionDataKeys`), its lineage hash and, last, its forks hash (a session
  * with forks is kept: 'active'). ARGV: 1 expected epoch ('' = any), 2 idle since (epoch ms, '' = any activity), 3 expiredAt
- * (epoch ms), 4 tombstone TTL (ms), 5 channel. Returns {status, epoch, length, last activity ('' if none)}:
+ * (epoch ms), 4 tombstone TTL (ms), 5 channel, 6 '1': a log holding no
+ * event counts as idle (`emptyIsIdle`). Returns {status, epoch, length, last activity ('' if none)}:
  * 'missing' (no epoch), 'conflict' (another epoch), 'active' (written to after ARGV[2], or no entry to tell: a log
  * trimmed to nothing is kept) or 'expired' (every key
  * but the tombstone deleted, the tombstone written, the deletion notice published, as `deleteSession` does). The
@@ -27,7 +28,7 @@ if #last > 0 then
     if fields[i] == 't' then time = fields[i + 1] end
   end
 end
-if ARGV[2] ~= '' and (time == '' or tonumber(time) > tonumber(ARGV[2])) then
+if ARGV[2] ~= '' and ((time == '' and ARGV[6] ~= '1') or (time ~= '' and tonumber(time) > tonumber(ARGV[2]))) then
   return {'active', epoch, tostring(length), time}
 end
 if redis.call('HLEN', KEYS[#KEYS]) > 0 then return {'active', epoch, tostring(length), time} end

@@ -94,6 +94,7 @@ export class RedisRetention implements RetentionStore {
       String(request.expiredAt),
       String(request.tombstoneTtlMs),
       keys.channel,
+      request.emptyIsIdle === true ? '1' : '0',
     ];
     const reply = await this.#call('expire', () => this.#redis.shExpire(...args));
     if (!Array.isArray(reply) || reply.length !== 4) throw new StoreDataError('redis expire: unexpected reply');

@@ -52,6 +52,8 @@ import { RedisForks } from './redis-forks.ts';
 import type { ForkStore } from '../fork-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import { RedisMetadata } from './redis-metadata.ts';
+import { RedisArchiveLease } from './redis-archive-lease.ts';
+import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import { RedisRetention } from './redis-retention.ts';
@@ -125,6 +127,7 @@ export class RedisStore implements EventStore {
   readonly #trimmer: RedisTrimmer;
   readonly metadata: MetadataStore;
   readonly redactions: RedactionStore;
+  readonly archiveLease: ArchiveLeaseStore;
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -177,6 +180,7 @@ export class RedisStore implements EventStore {
     this.metadata = new RedisMetadata(command, this.keyPrefix, publish, call);
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
     this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
+    this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
     for (const connection of this.#connections) {

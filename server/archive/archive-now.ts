@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import type { EventStore } from '../store/event-store.ts';
+import type { ArchiveBackend } from './archive-backend.ts';
+import { archiveSession, type ArchiveRunResult } from './archive-run.ts';
+import { TieredStore } from './tiered-store.ts';
+
+/**
+ * The admin "archive this session now" of a hub node (`POST /v1/sessions/:id/archive`): one run on the hot store
+ * (the configured store, unwrapped from its `TieredStore`) and the hub's archive, with a lease token of its own.
+ */
+export function archiveNowOf(
+  configured: EventStore,
+  archive: ArchiveBackend,
+  nodeName: string,
+): (sessionId: string) => Promise<ArchiveRunResult> {
+  const store = configured instanceof TieredStore ? configured.hot : configured;
+  return (sessionId) =>
+    archiveSession({ store, archive, sessionId, token: `${nodeName}:admin:${randomBytes(6).toString('hex')}` });
+}
