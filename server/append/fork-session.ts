@@ -31,8 +31,16 @@ export interface ForkDeps {
   readonly authorize: (action: HubAction, sessionId: string) => Promise<void>;
 }
 
-/** A node's fork maker: `forkSession` with the node's store and read limits, the requester's grants checked by `authorize`. */
-export type ForkService = (input: ForkInput, authorize: ForkDeps['authorize']) => Promise<ForkOutcome>;
+/**
+ * A node's fork maker: `forkSession` with the node's store and read limits, the requester's grants checked by
+ * `authorize`; `createdBy` (the requester's subject, `''` on an open hub) goes to the fork's metadata, as an append's
+ * author does to a new session's, so a subject erasure by `createdBy` finds the forks the subject made.
+ */
+export type ForkService = (
+  input: ForkInput,
+  authorize: ForkDeps['authorize'],
+  createdBy: string,
+) => Promise<ForkOutcome>;
 
 /**
  * A fork's default id: the source's tenant prefix (up to its last `/`), `fork-` and a random UUID, so that a token
