@@ -8,9 +8,10 @@ import { HubError } from '../hub-error.ts';
 import type { StoreReadLimits } from '../limits/store-reads.ts';
 import { StoreReadSizer, largestBody } from '../limits/store-reads.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, SessionHead } from '../store/event-store.ts';
 import { MAX_FORK_DEPTH, type Lineage } from '../store/fork-store.ts';
 import { validateSessionId } from '../store/session-id.ts';
+import { StoreTrimmedError } from '../store/trimmed-error.ts';
 
 /** A fork as asked over the wire (`fork` message, `POST /v1/sessions/:id/forks`). */
 export interface ForkInput {
@@ -77,7 +78,7 @@ export async function forkSession(input: ForkInput, deps: ForkDeps): Promise<For
       headSeq: head.headSeq,
     });
   }
-  const point = await readForkPoint(deps, sessionId, head.epoch, atSeq);
+  const point = await readForkPoint(deps, sessionId, head, atSeq);
   if (point.kind === 'inside-turn' && input.repair !== true) {
     throw new HubError(
       HubErrorCode.FORK_INSIDE_TURN,
@@ -144,15 +145,20 @@ function mattersToRule(event: SessionEvent): boolean {
 
 /**
  * The fork rule at `atSeq`, from the events before it: windows read backwards (each twice the last), keeping only
- * the events the rule reads (so chunks and messages cost no memory), until a turn marker decides or seq 0 is reached.
- * FORK_PARENT_CHANGED when the source changes epoch meanwhile.
+ * the events the rule reads (so chunks and messages cost no memory), until a turn marker decides or the log's first
+ * seq is reached. FORK_PARENT_CHANGED when the source changes epoch meanwhile. A trimmed log is read from its first
+ * seq held, never below (a read there is GONE even when the rule is decided above it); GONE when `atSeq` is below it,
+ * or when the rule needs the trimmed events (the open turn started there).
  */
-async function readForkPoint(deps: ForkDeps, sessionId: string, epoch: string, atSeq: number): Promise<ForkPoint> {
+async function readForkPoint(deps: ForkDeps, sessionId: string, head: SessionHead, atSeq: number): Promise<ForkPoint> {
+  const { epoch } = head;
+  const firstSeq = head.firstSeq ?? 0;
+  if (atSeq < firstSeq) throw new StoreTrimmedError(sessionId, atSeq, firstSeq);
   const sizer = new StoreReadSizer(deps.reads);
   let kept: SessionEvent[] = [];
   let end = atSeq;
   for (let window = 64; ; window = Math.min(window * 2, 65_536)) {
-    const from = Math.max(0, end - window + 1);
+    const from = Math.max(firstSeq, end - window + 1);
     const found: SessionEvent[] = [];
     for (let seq = from; seq <= end;) {
       const page = await deps.store.readStoredPage(sessionId, seq, Math.min(sizer.count, end - seq + 1));
@@ -167,8 +173,9 @@ async function readForkPoint(deps: ForkDeps, sessionId: string, epoch: string, a
     kept = [...found, ...kept];
     const point = forkPoint(kept);
     if (point.kind !== 'need-earlier') return point;
-    // Seq 0 reached without a turn marker: no turn was ever opened.
+    // Seq 0 reached without a turn marker: no turn was ever opened. A trimmed first seq: the rule needs what is gone.
     if (from === 0) return { kind: 'boundary' };
+    if (from === firstSeq) throw new StoreTrimmedError(sessionId, firstSeq - 1, firstSeq);
     end = from - 1;
   }
 }
