@@ -102,3 +102,32 @@ it("a read-only token's fork is refused (FORBIDDEN) and leaves no session or met
   });
   expect(metadata.status).toBe(404);
 });
+
+it("one real run erases a subject's session and its own forks of it (the parent after its forks, no HAS_FORKS)", async ({
+  secureHub,
+}) => {
+  const { hub, issuer } = secureHub;
+  const carol = await issuer.sign({ iss: ISSUER, aud: AUDIENCE, sub: 'carol', sh: ALL });
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(`${hub.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  expect((await call('/v1/sessions/fc%2Fa/events', { events: TURN })).status).toBe(201);
+  // A chain: fc/a <- fc/b <- fc/c, all carol's; ids sort parents first, so a single pass would refuse fc/a and fc/b.
+  expect((await call('/v1/sessions/fc%2Fa/forks', { atSeq: 2, newId: 'fc/b' })).status).toBe(201);
+  expect((await call('/v1/sessions/fc%2Fb/forks', { atSeq: 2, newId: 'fc/c' })).status).toBe(201);
+  const match = { match: { createdBy: 'carol' }, prefix: 'fc/' };
+  await vi.waitFor(async () => {
+    const dry = await call('/v1/erasures', { ...match, dryRun: true });
+    expect((dry.body as unknown as ErasureReply).sessions).toEqual(['fc/a', 'fc/b', 'fc/c']);
+  });
+  const real = (await call('/v1/erasures', { ...match, dryRun: false, reason: 'erasure request 9' }))
+    .body as unknown as ErasureReply;
+  expect(real.failed).toEqual([]);
+  expect(real.erased?.map((row) => row.sessionId).sort()).toEqual(['fc/a', 'fc/b', 'fc/c']);
+  expect((await call('/v1/erasures', { ...match, dryRun: true })).body['sessions']).toEqual([]);
+});
