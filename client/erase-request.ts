@@ -1,7 +1,4 @@
-import { HubErrorCode } from '../shared/protocol.ts';
-import { ClientErrorCode, HubClientError, type HubClientErrorCode } from './errors.ts';
-import { httpBaseOf } from './http-base.ts';
-import type { TokenSource } from './connection.ts';
+import { adminCall, type HubAdminTarget } from './admin-http.ts';
 
 /** What erasing one session removed (`POST /v1/sessions/:id/erasure`; docs/protocol.md#erasure). */
 export interface SessionErasure {
@@ -49,57 +46,15 @@ export interface SubjectErasure {
 }
 
 /**
- * The hub an admin call goes to: its WebSocket endpoint (`ws://h:8080/v1/ws`) or HTTP origin (`http://h:8080`), and
- * the bearer token (as `HubClientOptions.token`: a string, or a function asked once per call).
- */
-export interface HubAdminTarget {
-  readonly url: string;
-  readonly token?: TokenSource;
-}
-
-const HUB_CODES: ReadonlySet<string> = new Set(Object.values(HubErrorCode));
-
-async function post(hub: HubAdminTarget, path: string, body: object, sessionId?: string): Promise<unknown> {
-  let token: string | undefined;
-  try {
-    token = typeof hub.token === 'function' ? await hub.token() : hub.token;
-  } catch (cause) {
-    throw new HubClientError(ClientErrorCode.TOKEN_FAILED, `token function failed: ${String(cause)}`, { cause });
-  }
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-  const url = `${httpBaseOf(hub.url)}${path}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-  } catch (cause) {
-    throw new HubClientError(ClientErrorCode.CONNECT_FAILED, `POST ${url} failed: ${String(cause)}`, {
-      ...(sessionId === undefined ? {} : { sessionId }),
-      cause,
-      details: { url, kind: 'http' },
-    });
-  }
-  const reply: unknown = await response.json().catch(() => undefined);
-  if (response.ok && typeof reply === 'object' && reply !== null) return reply;
-  const error = (reply as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  const code = typeof error?.code === 'string' && HUB_CODES.has(error.code) ? error.code : ClientErrorCode.PROTOCOL;
-  const message = typeof error?.message === 'string' ? error.message : `HTTP ${response.status} from ${url}`;
-  throw new HubClientError(code as HubClientErrorCode, message, {
-    ...(sessionId === undefined ? {} : { sessionId }),
-    details: { status: response.status },
-  });
-}
-
-/**
  * Erase a session (`POST /v1/sessions/:id/erasure`, the `redact` grant): what was removed (docs/client.md#erasure).
  * A refusal rejects with the hub's code (FORBIDDEN, BAD_REQUEST, …); a hub out of reach with CONNECT_FAILED.
  */
 export async function eraseSession(hub: HubAdminTarget, sessionId: string, reason: string): Promise<SessionErasure> {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}/erasure`;
-  return (await post(hub, path, { reason }, sessionId)) as SessionErasure;
+  return (await adminCall(hub, 'POST', path, { reason }, sessionId)) as SessionErasure;
 }
 
 /** One page of a subject erasure (`POST /v1/erasures`, the `redact` grant); `dryRun: true` lists and changes nothing. */
 export async function eraseSubject(hub: HubAdminTarget, request: SubjectErasureRequest): Promise<SubjectErasure> {
-  return (await post(hub, '/v1/erasures', request)) as SubjectErasure;
+  return (await adminCall(hub, 'POST', '/v1/erasures', request)) as SubjectErasure;
 }

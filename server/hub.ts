@@ -137,13 +137,14 @@ export function createHub(input: HubConfig): Hub {
     secrets === undefined || secrets.mode === 'off'
       ? new AppendPipeline(pipelineDeps)
       : new ScanningPipeline(pipelineDeps, new SecretScanner(secrets));
-  const fork: ForkService = async (input, authorize) => {
+  const fork: ForkService = async (input, authorize, createdBy) => {
     // Like an append: a node shutting down makes no new session.
     if (shuttingDown) throw new HubError(HubErrorCode.SHUTTING_DOWN, 'the hub is shutting down');
     const outcome = await forkSession(input, { store, reads, authorize });
     cache.invalidate(outcome.sessionId); // the id may have been cached as an empty session
     // The lineage goes to the child's metadata too (a write of its own, as at a first append: logged if it fails).
-    const init = { createdAt: Date.now(), parent: outcome.parent, forkSeq: outcome.forkSeq };
+    const lineage = { createdAt: Date.now(), parent: outcome.parent, forkSeq: outcome.forkSeq };
+    const init = createdBy === '' ? lineage : { ...lineage, createdBy };
     store.metadata.initialize(outcome.sessionId, init).catch((error: unknown) => {
       logger.warn({ err: error, sessionId: outcome.sessionId }, 'could not record the fork in its metadata');
     });

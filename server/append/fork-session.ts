@@ -8,9 +8,10 @@ import { HubError } from '../hub-error.ts';
 import type { StoreReadLimits } from '../limits/store-reads.ts';
 import { StoreReadSizer, largestBody } from '../limits/store-reads.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, SessionHead } from '../store/event-store.ts';
 import { MAX_FORK_DEPTH, type Lineage } from '../store/fork-store.ts';
 import { validateSessionId } from '../store/session-id.ts';
+import { StoreTrimmedError } from '../store/trimmed-error.ts';
 
 /** A fork as asked over the wire (`fork` message, `POST /v1/sessions/:id/forks`). */
 export interface ForkInput {
@@ -31,8 +32,16 @@ export interface ForkDeps {
   readonly authorize: (action: HubAction, sessionId: string) => Promise<void>;
 }
 
-/** A node's fork maker: `forkSession` with the node's store and read limits, the requester's grants checked by `authorize`. */
-export type ForkService = (input: ForkInput, authorize: ForkDeps['authorize']) => Promise<ForkOutcome>;
+/**
+ * A node's fork maker: `forkSession` with the node's store and read limits, the requester's grants checked by
+ * `authorize`; `createdBy` (the requester's subject, `''` on an open hub) goes to the fork's metadata, as an append's
+ * author does to a new session's, so a subject erasure by `createdBy` finds the forks the subject made.
+ */
+export type ForkService = (
+  input: ForkInput,
+  authorize: ForkDeps['authorize'],
+  createdBy: string,
+) => Promise<ForkOutcome>;
 
 /**
  * A fork's default id: the source's tenant prefix (up to its last `/`), `fork-` and a random UUID, so that a token
@@ -69,7 +78,7 @@ export async function forkSession(input: ForkInput, deps: ForkDeps): Promise<For
       headSeq: head.headSeq,
     });
   }
-  const point = await readForkPoint(deps, sessionId, head.epoch, atSeq);
+  const point = await readForkPoint(deps, sessionId, head, atSeq);
   if (point.kind === 'inside-turn' && input.repair !== true) {
     throw new HubError(
       HubErrorCode.FORK_INSIDE_TURN,
@@ -136,15 +145,20 @@ function mattersToRule(event: SessionEvent): boolean {
 
 /**
  * The fork rule at `atSeq`, from the events before it: windows read backwards (each twice the last), keeping only
- * the events the rule reads (so chunks and messages cost no memory), until a turn marker decides or seq 0 is reached.
- * FORK_PARENT_CHANGED when the source changes epoch meanwhile.
+ * the events the rule reads (so chunks and messages cost no memory), until a turn marker decides or the log's first
+ * seq is reached. FORK_PARENT_CHANGED when the source changes epoch meanwhile. A trimmed log is read from its first
+ * seq held, never below (a read there is GONE even when the rule is decided above it); GONE when `atSeq` is below it,
+ * or when the rule needs the trimmed events (the open turn started there).
  */
-async function readForkPoint(deps: ForkDeps, sessionId: string, epoch: string, atSeq: number): Promise<ForkPoint> {
+async function readForkPoint(deps: ForkDeps, sessionId: string, head: SessionHead, atSeq: number): Promise<ForkPoint> {
+  const { epoch } = head;
+  const firstSeq = head.firstSeq ?? 0;
+  if (atSeq < firstSeq) throw new StoreTrimmedError(sessionId, atSeq, firstSeq);
   const sizer = new StoreReadSizer(deps.reads);
   let kept: SessionEvent[] = [];
   let end = atSeq;
   for (let window = 64; ; window = Math.min(window * 2, 65_536)) {
-    const from = Math.max(0, end - window + 1);
+    const from = Math.max(firstSeq, end - window + 1);
     const found: SessionEvent[] = [];
     for (let seq = from; seq <= end;) {
       const page = await deps.store.readStoredPage(sessionId, seq, Math.min(sizer.count, end - seq + 1));
@@ -159,8 +173,9 @@ async function readForkPoint(deps: ForkDeps, sessionId: string, epoch: string, a
     kept = [...found, ...kept];
     const point = forkPoint(kept);
     if (point.kind !== 'need-earlier') return point;
-    // Seq 0 reached without a turn marker: no turn was ever opened.
+    // Seq 0 reached without a turn marker: no turn was ever opened. A trimmed first seq: the rule needs what is gone.
     if (from === 0) return { kind: 'boundary' };
+    if (from === firstSeq) throw new StoreTrimmedError(sessionId, firstSeq - 1, firstSeq);
     end = from - 1;
   }
 }

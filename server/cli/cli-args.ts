@@ -96,8 +96,8 @@ ${redisFlagsUsage}  --key-prefix <p>     prefix of every Redis key (env KEY_PREF
   --secrets <mode>     scan appends for secrets (AWS keys, sk-..., GitHub tokens, bearer tokens, private-key
                        blocks): redact (replace each match by [redacted], audited), reject (SECRET_DETECTED,
                        nothing stored) or off (default; env SESSION_HUB_SECRETS)
-  --secret-pattern <re>  one more pattern to scan for (repeatable, at most 32, 256 characters each, no nested
-                       quantifiers)
+  --secret-pattern <re>  one more pattern to scan for (repeatable, at most 32, 256 characters each, RE2 syntax:
+                       run in linear time; no nested quantifiers, lookaround or backreferences)
   --presence-ttl-ms <n>  a watcher whose node died lapses after this long (env SESSION_HUB_PRESENCE_TTL_MS;
                        default 15000)
 ${snapshotFlagsUsage}${archiveFlagsUsage}

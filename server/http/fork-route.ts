@@ -33,9 +33,10 @@ export async function createFork(sessionId: string, request: IncomingMessage, de
   }
   const message = parseClientMessage({ ...body, type: 'fork', id: 0, sessionId });
   if (message.type !== 'fork') throw new HubError(HubErrorCode.INTERNAL, 'parsed a fork as something else');
-  const outcome = await deps.fork(message, async (action, id) => {
+  const authorize = async (action: HubAction, id: string): Promise<void> => {
     await deps.authorize(action, id);
-  });
+  };
+  const outcome = await deps.fork(message, authorize, principal.subject);
   return { status: outcome.duplicate ? 200 : 201, body: outcome };
 }
 

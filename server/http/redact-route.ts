@@ -41,6 +41,7 @@ export async function redactReply(
   if (expectedEpoch !== undefined && typeof expectedEpoch !== 'string') {
     throw new HubError(HubErrorCode.BAD_REQUEST, '"expectedEpoch" must be a string');
   }
+  await refuseInheritedSeqs(sessionId, seqs, deps.store);
   const result = await deps.store.redactions.redact({
     sessionId,
     seqs: seqs as number[],
@@ -49,6 +50,26 @@ export async function redactReply(
     ...(expectedEpoch === undefined ? {} : { expectedEpoch }),
   });
   return redactionReply(sessionId, result, deps);
+}
+
+/**
+ * A fork's seqs `0..forkSeq` are its parent's (read through it, never copied): a redaction of them through the fork
+ * changed nothing and answered them as `cold`, as if an archive held them. Refused instead, naming the parent, where
+ * the redaction belongs (and shows in every fork); redacting the parent needs the grant on the parent.
+ */
+async function refuseInheritedSeqs(sessionId: string, seqs: readonly unknown[], store: EventStore): Promise<void> {
+  const { lineage } = await store.forks.lineage(sessionId);
+  if (lineage === undefined) return;
+  const inherited = seqs.filter(
+    (seq) => Number.isSafeInteger(seq) && (seq as number) >= 0 && (seq as number) <= lineage.forkSeq,
+  );
+  if (inherited.length === 0) return;
+  throw new HubError(
+    HubErrorCode.BAD_REQUEST,
+    `seqs 0..${lineage.forkSeq} of fork ${sessionId} are its parent's (${lineage.parent}): redact them there ` +
+      `(it shows in every fork); nothing redacted`,
+    { parent: lineage.parent, forkSeq: lineage.forkSeq, count: inherited.length },
+  );
 }
 
 function redactionReply(sessionId: string, result: RedactionResult, deps: RedactRouteDeps): HttpReply {

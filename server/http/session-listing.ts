@@ -119,6 +119,17 @@ async function coldItems(archive: ArchivedSessionSource, prefix: string, hot: Se
 }
 
 /**
+ * A hot row's head seq as the store's `head` reads it. The summary counts the entries its stream holds, which is the
+ * head only for a log held whole from seq 0: a fork holds only its own events after `forkSeq` (one with none listed
+ * `-1`), a trimmed log only those from its first seq. One read per row of the page (in parallel), not per session.
+ */
+async function withHead(store: EventStore, item: SessionListItem): Promise<SessionListItem> {
+  if (item.tier !== 'hot') return item;
+  const head = await store.head(item.id);
+  return head.epoch === '' || head.headSeq === item.headSeq ? item : { ...item, headSeq: head.headSeq };
+}
+
+/**
  * A page of the sessions, most recently active first. Reads every session's summary under the prefix (one small
  * script per session, in batches): O(sessions) per page, fine for the thousands a hot tier holds.
  */
@@ -140,7 +151,7 @@ export async function listSessionPage(
   const last = page[page.length - 1];
   const more = start !== -1 && start + query.limit < rows.length;
   return {
-    sessions: page.map((row) => row.item),
+    sessions: await Promise.all(page.map((row) => withHead(store, row.item))),
     ...(more && last !== undefined ? { next: encodeCursor(last.key) } : {}),
   };
 }

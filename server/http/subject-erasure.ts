@@ -166,15 +166,32 @@ export async function runSubjectErasure(
   const failed: SubjectErasureFailure[] = [];
   const reason = request.reason ?? '';
   const audit = { match: request.match };
-  for (const sessionId of sessions) {
-    try {
-      erased.push(await eraseSession(deps, sessionId, { subject, reason }, audit));
-    } catch (error) {
-      const hubError = toHubError(error);
-      failed.push({ sessionId, code: hubError.code, message: hubError.message });
-      const log = { audit: 'erasure', by: subject, sessionId, code: hubError.code, err: hubError.cause ?? error };
-      deps.logger.warn(log, 'session erasure failed');
+  const fail = (sessionId: string, hubError: HubError, error: unknown): void => {
+    failed.push({ sessionId, code: hubError.code, message: hubError.message });
+    const log = { audit: 'erasure', by: subject, sessionId, code: hubError.code, err: hubError.cause ?? error };
+    deps.logger.warn(log, 'session erasure failed');
+  };
+  // A session whose forks match too (e.g. the subject's retry of its own session) is refused HAS_FORKS while they
+  // are there: it is tried again after the others of the page, pass after pass while a pass erases something.
+  let pending: readonly string[] = sessions;
+  while (pending.length > 0) {
+    const waiting: { sessionId: string; hubError: HubError; error: unknown }[] = [];
+    let progressed = false;
+    for (const sessionId of pending) {
+      try {
+        erased.push(await eraseSession(deps, sessionId, { subject, reason }, audit));
+        progressed = true;
+      } catch (error) {
+        const hubError = toHubError(error);
+        if (hubError.code === HubErrorCode.HAS_FORKS) waiting.push({ sessionId, hubError, error });
+        else fail(sessionId, hubError, error);
+      }
     }
+    if (!progressed) {
+      for (const { sessionId, hubError, error } of waiting) fail(sessionId, hubError, error);
+      break;
+    }
+    pending = waiting.map((entry) => entry.sessionId);
   }
   return { dryRun: false, sessions, erased, failed, scanned, ...next };
 }

@@ -52,15 +52,14 @@ export interface ConnectionContext extends SubscriptionsContext {
   readonly limits: HubLimits;
   /** The node's per-principal append rate, shared with the HTTP API (none: only the per-connection rate). */
   readonly principalRate?: PrincipalRateLimits;
-  /** Makes a fork (`fork` message; server/append/fork-session.ts), authorizing through the connection's principal. */
+  /** Makes a fork (`fork` message; server/append/fork-session.ts) as the connection's principal (grants, createdBy). */
   readonly fork: ForkService;
   /**
    * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
    * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
    */
   admit(connection: Connection): boolean;
-  /** The connection closed (whether admitted or not). */
-  closed(connection: Connection): void;
+  closed(connection: Connection): void; // the connection closed (whether admitted or not)
 }
 
 /**
@@ -326,7 +325,8 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
       case 'fork': {
         this.#guard.checkAppend();
         this.#context.principalRate?.checkAppend(this.#principal, this.#request.remoteAddress);
-        const outcome = await this.#context.fork(message, (action, id) => this.#authorize(action, id));
+        const by = this.#principal?.subject ?? '';
+        const outcome = await this.#context.fork(message, (action, id) => this.#authorize(action, id), by);
         this.send({ type: 'forked', id: message.id, ...outcome });
         return;
       }
