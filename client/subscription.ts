@@ -16,8 +16,7 @@ import { PushIterator } from './event-iterator.ts';
 import { LocalLog, type OfferResult } from './local-log.ts';
 import type { SubscriptionSnapshot, SubscriptionStart } from './subscribe-options.ts';
 import { PresenceView, type PresenceRequest } from './presence.ts';
-import { FINAL_SUBSCRIPTION_CODES } from './subscription-types.ts';
-import type { SubscriptionEvents, SubscriptionState } from './subscription-types.ts';
+import { FINAL_SUBSCRIPTION_CODES, type SubscriptionEvents, type SubscriptionState } from './subscription-types.ts';
 import type { RequestTracker } from './requests.ts';
 
 /** What a subscription needs from its client. */

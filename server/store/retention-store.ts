@@ -52,7 +52,7 @@ export interface SessionActivity {
 }
 
 export interface ExpireRequest {
-  /** Expire only while the session's epoch is this one. Omitted: any epoch. */
+  /** Expire only while the session's epoch is this one. Omitted: whatever the epoch. */
   readonly expectedEpoch?: string;
   /**
    * Expire only if the last event was committed at or before this time (epoch ms): a session written to since

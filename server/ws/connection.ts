@@ -34,10 +34,7 @@ import { batchSendsOfThisTurn } from '../../shared/send-batching.ts';
 /** The connection of each open socket, for the socket listeners every connection shares. */
 const sockets = new WeakMap<WebSocket, Connection>();
 
-/**
- * What every connection of a node shares (created once by the hub): the channels, the append pipeline, auth, limits,
- * and the hub's bookkeeping of admitted connections.
- */
+/** What every connection of a node shares (made once by the hub): channels, pipeline, auth, limits, admissions. */
 export interface ConnectionContext extends SubscriptionsContext {
   readonly logger: Logger;
   readonly metrics: HubMetrics;
@@ -54,10 +51,7 @@ export interface ConnectionContext extends SubscriptionsContext {
   readonly principalRate?: PrincipalRateLimits;
   /** Makes a fork (`fork` message; server/append/fork-session.ts) as the connection's principal (grants, createdBy). */
   readonly fork: ForkService;
-  /**
-   * The connection completed `hello` (authenticated): count it against the node's `maxConnections`. False when the
-   * node is full (the connection is then refused with TOO_MANY_CONNECTIONS and closed 1013).
-   */
+  /** It passed `hello`: count it in `maxConnections`; false when full (then TOO_MANY_CONNECTIONS, close 1013). */
   admit(connection: Connection): boolean;
   closed(connection: Connection): void; // the connection closed (whether admitted or not)
 }

@@ -25,7 +25,7 @@ describe('AppendFences (per connection)', () => {
     expect(fencedCode(() => fences.admit('s', 'y', 'limited'))).toBe('APPEND_FENCED');
   });
 
-  it('remembers nothing of a failed append without a key: any number of them push no session’s keys out', () => {
+  it('remembers nothing of a failed append without a key: however many, they push no session’s keys out', () => {
     const fences = new AppendFences();
     fences.failed('kept', 'k1', outage);
     // Were unkeyed failures remembered, these sessions would fill the connection's bound and evict `kept`.

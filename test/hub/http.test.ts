@@ -145,7 +145,7 @@ describe('hub: HTTP API', () => {
     await watcher.close();
   });
 
-  it('reads an append body only as application/json or application/msgpack: any other type, or none, is 415', async () => {
+  it('reads an append body only as application/json or application/msgpack; every other type, or none, is 415', async () => {
     const body = JSON.stringify({ events: [{ type: 'x/y', data: 1 }] });
     // Types a browser may send across origins without a preflight (and look-alikes) must not become appends.
     for (const type of [

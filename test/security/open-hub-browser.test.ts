@@ -96,7 +96,7 @@ describe('session-hub serve without a key: an open hub answers only this machine
     expect((await rawRequest(`${open.url}/healthz`, { headers: { host: rebind } })).status).toBe(200);
   });
 
-  it('answers the names of --allowed-hosts (a name alone: any port; name:port: that port only)', async () => {
+  it('answers the names of --allowed-hosts (a name alone: every port; name:port: that port only)', async () => {
     const events = `${listed.url}/v1/sessions/s-listed/events`;
     expect((await rawRequest(events, { headers: { host: 'hub.internal:1234' } })).status).toBe(200);
     expect((await rawRequest(events, { headers: { host: '10.1.2.3:9000' } })).status).toBe(200);
