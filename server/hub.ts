@@ -200,7 +200,7 @@ export function createHub(input: HubConfig): Hub {
     snapshots: snapshotSource,
     ...(config.archive === undefined
       ? {}
-      : { archive: config.archive, archiveNow: archiveNowOf(store, config.archive, nodeName) }),
+      : { archive: config.archive, archiveNow: archiveNowOf(config.store, config.archive, nodeName) }),
   });
   const server = createServer(
     {
