@@ -1,3 +1,4 @@
+import type { ForkedMessage } from '../../shared/protocol-forks.ts';
 import type { SessionEvent } from '../../shared/index.ts';
 import { parseSessionMetadata, type MetadataPatch, type SessionMetadata } from '../../shared/session-metadata.ts';
 import type { SessionListItem } from '../http/session-listing.ts';
@@ -79,16 +80,8 @@ export interface ForkBody {
   readonly repair?: boolean;
 }
 
-export interface ForkReply {
-  readonly sessionId: string;
-  readonly epoch: string;
-  readonly headSeq: number;
-  readonly parent: string;
-  readonly forkSeq: number;
-  readonly depth: number;
-  readonly repaired: number;
-  readonly duplicate: boolean;
-}
+/** What `POST /v1/sessions/:id/forks` answers: the `forked` frame's fields (shared/protocol-forks.ts). */
+export type ForkReply = Omit<ForkedMessage, 'type' | 'id'>;
 
 /** What `POST /v1/sessions/:id/archive` answers (server/http/archive-route.ts). */
 export interface ArchiveReply {

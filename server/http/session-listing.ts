@@ -4,23 +4,10 @@ import type { ArchiveBackend } from '../archive/archive-backend.ts';
 import { HubError } from '../hub-error.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { SessionSummary } from '../store/metadata-store.ts';
+import type { SessionListing } from '../../shared/session-listing.ts';
 
-/** One row of `GET /v1/sessions`. */
-export interface SessionListItem {
-  readonly id: string;
-  /** `hot`: the store holds the session (maybe with an archived prefix); `cold`: only the archive does. */
-  readonly tier: 'hot' | 'cold';
-  readonly headSeq: number;
-  readonly createdAt?: number;
-  readonly createdBy?: string;
-  /** Commit time of the last event (epoch ms); absent when the session is empty. */
-  readonly lastActivity?: number;
-  readonly bytes: number;
-  readonly title?: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly parent?: string;
-  readonly forkSeq?: number;
-}
+/** One row of `GET /v1/sessions` (shared/session-listing.ts). */
+export type SessionListItem = SessionListing;
 
 export interface ListingQuery {
   /** Only sessions whose id starts with it (and is longer). */
