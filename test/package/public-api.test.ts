@@ -10,12 +10,14 @@ import * as shared from '../../shared/index.ts';
 describe('public API', () => {
   it('session-hub/server: what an embedder needs, nothing internal', () => {
     expect(Object.keys(server).sort()).toEqual([
+      'Archiver',
       'DEFAULT_SNAPSHOT_POLICY',
       'HubError',
       'HubErrorCode',
       'MemoryStore',
       'RedisStore',
       'WS_PATH',
+      'archiveBackendFor',
       'createAuthenticator',
       'createHub',
       'createHubAuth',
