@@ -4,6 +4,17 @@
  */
 import { DELETED_NOTICE } from './redis-scripts.ts';
 
+/** Lua: `time`, the commit time of the log's (KEYS[2]) last entry, or '' when it holds none. */
+const LAST_ENTRY_TIME_LUA = `local time = ''
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #last > 0 then
+  local fields = last[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 't' then time = fields[i + 1] end
+  end
+end
+`;
+
 /**
  * Expire a session if the conditions hold. KEYS: 1 epoch, 2 log, 3 tombstone, 4 idempotency hash (field '': the
  * base of a trimmed log), then the session's other data keys (`sessionDataKeys`), its lineage hash and, last, its forks hash (a session
@@ -20,15 +31,7 @@ local epoch = redis.call('GET', KEYS[1])
 if not epoch then return {'missing', '', '0', ''} end
 if ARGV[1] ~= '' and ARGV[1] ~= epoch then return {'conflict', epoch, '0', ''} end
 local length = (tonumber(redis.call('HGET', KEYS[4], '')) or 0) + redis.call('XLEN', KEYS[2])
-local time = ''
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-if #last > 0 then
-  local fields = last[1][2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 't' then time = fields[i + 1] end
-  end
-end
-if ARGV[2] ~= '' and ((time == '' and ARGV[6] ~= '1') or (time ~= '' and tonumber(time) > tonumber(ARGV[2]))) then
+${LAST_ENTRY_TIME_LUA}if ARGV[2] ~= '' and ((time == '' and ARGV[6] ~= '1') or (time ~= '' and tonumber(time) > tonumber(ARGV[2]))) then
   return {'active', epoch, tostring(length), time}
 end
 if redis.call('HLEN', KEYS[#KEYS]) > 0 then return {'active', epoch, tostring(length), time} end
@@ -54,15 +57,7 @@ export const ACTIVITY_SCRIPT = `#!lua flags=no-writes
 local epoch = redis.call('GET', KEYS[1])
 if not epoch then return {'', 0, ''} end
 local length = (tonumber(redis.call('HGET', KEYS[3], '')) or 0) + redis.call('XLEN', KEYS[2])
-local time = ''
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-if #last > 0 then
-  local fields = last[1][2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 't' then time = fields[i + 1] end
-  end
-end
-return {epoch, length, time}
+${LAST_ENTRY_TIME_LUA}return {epoch, length, time}
 `;
 
 /** Take the sweep lease, or extend it when ARGV[1] holds it. KEYS: 1 lease. ARGV: 1 owner, 2 ttl ms. 1 if held. */
