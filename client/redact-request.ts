@@ -10,7 +10,10 @@ export interface RedactionReply {
   readonly seqs: readonly number[];
   /** Requested seqs that already held their placeholder (a retry, or nothing to remove). */
   readonly unchanged: readonly number[];
-  /** Requested seqs the hub holds only in its cold tier (not changed by this call). */
+  /**
+   * Requested seqs below the first event the hub keeps (trimmed with no archive to hold them): not changed by this
+   * call. Seqs in the hub's archive are redacted there, and listed in `seqs`.
+   */
   readonly cold: readonly number[];
   /** The seq of the `audit/redaction` event appended with it; null when nothing was written. */
   readonly auditSeq: number | null;

@@ -46,9 +46,11 @@ export interface ArchiveBackend {
   /**
    * Replaces the stored bodies of some archived events (redaction), atomically: all or none; the old bytes are
    * gone from the backend's live data when it resolves (segment rewritten and renamed / rows updated). Seqs and
-   * times are kept. Seqs not archived reject with `ArchiveConflictError` and change nothing.
+   * times are kept. Seqs not archived, or an archive not in `epoch`, reject with `ArchiveConflictError` and change
+   * nothing. With `nextEpoch` the archive is in that epoch afterwards, in the same atomic step (the epoch a
+   * redaction made from `epoch`: the archive goes on in it); `bodies` may then be empty (only the epoch changes).
    */
-  rewrite(sessionId: string, epoch: string, bodies: ReadonlyMap<number, Uint8Array>): Promise<void>;
+  rewrite(sessionId: string, epoch: string, bodies: ReadonlyMap<number, Uint8Array>, nextEpoch?: string): Promise<void>;
   /** Deletes a session's archive (retention, erasure, or an archive of a superseded epoch). True if it had one. */
   delete(sessionId: string): Promise<boolean>;
   close(): Promise<void>;

@@ -83,11 +83,17 @@ export function checkList(options: ArchiveListOptions): void {
 }
 
 /** Throws `StoreRequestError` unless the rewrite's arguments are well-formed. */
-export function checkRewrite(sessionId: string, epoch: string, bodies: ReadonlyMap<number, Uint8Array>): void {
+export function checkRewrite(
+  sessionId: string,
+  epoch: string,
+  bodies: ReadonlyMap<number, Uint8Array>,
+  nextEpoch: string,
+): void {
   validateSessionId(sessionId);
   checkEpoch(epoch);
-  if (!(bodies instanceof Map) || bodies.size === 0) {
-    throw new StoreRequestError('a rewrite needs a non-empty map of seq to body');
+  checkEpoch(nextEpoch);
+  if (!(bodies instanceof Map) || (bodies.size === 0 && nextEpoch === epoch)) {
+    throw new StoreRequestError('a rewrite needs a non-empty map of seq to body, or a new epoch');
   }
   if (bodies.size > ARCHIVE_LIMITS.maxRewriteEvents) {
     throw new StoreRequestError(`a rewrite replaces at most ${ARCHIVE_LIMITS.maxRewriteEvents} bodies`);

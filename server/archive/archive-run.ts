@@ -111,12 +111,17 @@ async function planRun(options: ArchiveRunOptions): Promise<Plan | 'idle' | 'gap
   const hotFirst = head.firstSeq ?? 0;
   let cold = await archive.describe(sessionId);
   if (cold !== undefined && cold.epoch !== head.epoch) {
-    // An epoch made by redactions from the archived one: the archive is still the session's prefix (tiered reads
-    // use it), but it cannot grow in another epoch: archiving this session stops here (docs/operations.md).
-    if ((await store.redactions.priorEpochs(sessionId, head.epoch)).includes(cold.epoch)) return 'idle';
-    // The archive of a dead epoch (the session was deleted and written again): no reader can use it.
-    await archive.delete(sessionId);
-    cold = undefined;
+    if ((await store.redactions.priorEpochs(sessionId, head.epoch)).includes(cold.epoch)) {
+      // An epoch made by redactions from the archived one (which rewrote the archived seqs they named first): the
+      // archive is the session's prefix; it moves to the hot epoch and grows on (what it holds of the hot log is
+      // compared before any trim, as always).
+      await archive.rewrite(sessionId, cold.epoch, new Map(), head.epoch);
+      cold = { ...cold, epoch: head.epoch };
+    } else {
+      // The archive of a dead epoch (the session was deleted and written again): no reader can use it.
+      await archive.delete(sessionId);
+      cold = undefined;
+    }
   }
   if (cold !== undefined && cold.nextSeq < hotFirst) return 'gap';
   let cap = Math.min(head.headSeq + 1, options.before ?? Number.MAX_SAFE_INTEGER);

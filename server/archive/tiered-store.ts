@@ -14,6 +14,7 @@ import type {
   StoreWatchHandlers,
 } from '../store/event-store.ts';
 import type { RetentionStore } from '../store/retention-store.ts';
+import { TieredRedactions } from './tiered-redactions.ts';
 import { TieredRetention } from './tiered-retention.ts';
 import type { RedactionStore } from '../store/redaction-store.ts';
 import type { ForkStore } from '../store/fork-store.ts';
@@ -46,11 +47,13 @@ export class TieredStore implements EventStore {
   readonly counters?: StoreCounters;
 
   readonly #retention: RetentionStore;
+  readonly #redactions: RedactionStore;
 
   constructor(hot: EventStore, archive: ArchiveBackend) {
     this.hot = hot;
     this.archive = archive;
     this.#retention = new TieredRetention(hot.retention, archive);
+    this.#redactions = new TieredRedactions(hot, archive);
     if (hot.counters !== undefined) this.counters = hot.counters;
   }
 
@@ -73,7 +76,7 @@ export class TieredStore implements EventStore {
     return this.#retention;
   }
   get redactions(): RedactionStore {
-    return this.hot.redactions;
+    return this.#redactions;
   }
   get forks(): ForkStore {
     return this.hot.forks;
@@ -95,8 +98,8 @@ export class TieredStore implements EventStore {
 
   /**
    * The archive of a session when it continues into the hot log: reaching its first seq, in the same epoch or one
-   * that redactions replaced by the hot one (`redactions.priorEpochs`: the archived seqs are the same; a redaction
-   * reports the seqs it found archived as `cold`, not changed).
+   * that redactions replaced by the hot one (`redactions.priorEpochs`: a redaction rewrites the archived seqs it
+   * names before the hot ones, then moves the archive to its new epoch; between the two, readers use it this way).
    */
   async #coldOf(sessionId: string, epoch: string, hotFirstSeq: number): Promise<ArchivedSession | undefined> {
     const cold = await this.archive.describe(sessionId);

@@ -20,7 +20,21 @@ export function checkRedactionRequest(request: RedactionRequest): number[] {
   if (!seqs.every(isSeq)) throw new StoreRequestError('seqs must be non-negative safe integers');
   checkText(reason, MAX_REDACTION_REASON, 'reason');
   checkText(by, MAX_REDACTION_BY, 'by');
-  return [...new Set(seqs)].sort((a, b) => a - b);
+  const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+  checkArchived(request.archived, new Set(sorted));
+  return sorted;
+}
+
+function checkArchived(archived: RedactionRequest['archived'], requested: ReadonlySet<number>): void {
+  if (archived === undefined) return;
+  if (!(archived instanceof Map) || archived.size > MAX_REDACTION_SEQS) {
+    throw new StoreRequestError(`a redaction's archived bodies are a map of at most ${MAX_REDACTION_SEQS} seqs`);
+  }
+  for (const [seq, body] of archived) {
+    if (!requested.has(seq) || !(body instanceof Uint8Array)) {
+      throw new StoreRequestError('archived bodies belong to requested seqs');
+    }
+  }
 }
 
 function checkText(value: string, max: number, name: string): void {

@@ -38,12 +38,17 @@ export function auditDraft(by: string, reason: string, seqs: readonly number[], 
   return { type: REDACTION_AUDIT_TYPE, data };
 }
 
-/** Plans the redaction of `stored` (seq → stored body, ascending) for `by` and `reason`. */
+/**
+ * Plans the redaction of `stored` (seq → stored body, ascending) for `by` and `reason`. `archived` holds the original
+ * bodies of seqs a cold tier held and its caller rewrote there (`RedactionRequest.archived`): the audit names and
+ * digests them with the stored ones (a seq in both counts once), and is written even when nothing stored changes.
+ */
 export function planRedaction(
   sessionId: string,
   stored: readonly { readonly seq: number; readonly body: Uint8Array }[],
   by: string,
   reason: string,
+  archived: ReadonlyMap<number, Uint8Array> = new Map(),
 ): RedactionPlan {
   const plan: RedactionPlan = { seqs: [], bodies: [], originals: [], unchanged: [], audit: undefined };
   for (const { seq, body } of stored) {
@@ -56,6 +61,9 @@ export function planRedaction(
     plan.bodies.push(redacted);
     plan.originals.push(body);
   }
-  if (plan.seqs.length === 0) return plan;
-  return { ...plan, audit: auditDraft(by, reason, plan.seqs, bodiesDigest(plan.originals)) };
+  const removed = new Map<number, Uint8Array>(archived);
+  plan.seqs.forEach((seq, index) => removed.set(seq, plan.originals[index]!));
+  if (removed.size === 0) return plan;
+  const seqs = [...removed.keys()].sort((a, b) => a - b);
+  return { ...plan, audit: auditDraft(by, reason, seqs, bodiesDigest(seqs.map((seq) => removed.get(seq)!))) };
 }

@@ -15,6 +15,12 @@ export interface RedactionRequest {
   readonly by: string;
   /** Redact only in this epoch (else `conflict`, nothing changed). Omitted: the current one. */
   readonly expectedEpoch?: string;
+  /**
+   * The original bodies of requested seqs that a cold tier held and the caller (the tiered store) already replaced
+   * there: the audit event names and digests them with the store's own, and is written (with a new epoch) even
+   * when the store itself changes nothing. At most `MAX_REDACTION_SEQS`.
+   */
+  readonly archived?: ReadonlyMap<number, Uint8Array>;
 }
 
 export type RedactionResult =
@@ -31,7 +37,10 @@ export type RedactionResult =
       readonly seqs: readonly number[];
       /** Requested seqs that already held their placeholder (redacted before, or nothing to remove). */
       readonly unchanged: readonly number[];
-      /** Requested seqs below the first event the store holds (moved to a cold tier): not changed here. */
+      /**
+       * Requested seqs below the first event the store holds: not changed here. The tiered store redacts those its
+       * archive holds (and lists them in `seqs`); what it reports here no tier holds.
+       */
       readonly cold: readonly number[];
       /** The audit event's seq; undefined when nothing was written. */
       readonly auditSeq: number | undefined;

@@ -189,6 +189,27 @@ describe.each(harnessChoices())('archive contract: $name', ({ open }) => {
     await again.close();
   });
 
+  test('a rewrite with a next epoch moves the archive to it, with or without bodies; it grows on in it', async () => {
+    const id = newId();
+    const first = run(id, epoch, 0, 300, { tag: 'relabel' });
+    await backend.append(first);
+    const next = randomUUID();
+    await backend.rewrite(id, epoch, new Map(), next);
+    expect(await backend.describe(id)).toMatchObject({ epoch: next, startSeq: 0, nextSeq: 300 });
+    const read = await backend.read(id, 0, 10, 1 << 20);
+    expect(read.epoch).toBe(next);
+    expect(hexes((await readAll(backend, id)).bodies)).toEqual(hexes(first.bodies));
+    await expect(backend.append(run(id, epoch, 300, 10))).rejects.toBeInstanceOf(ArchiveConflictError);
+    await backend.append(run(id, next, 300, 10, { tag: 'relabel' }));
+    const third = randomUUID();
+    await backend.rewrite(id, next, new Map([[5, chunkBody('[redacted 5]')]]), third);
+    const after = await readAll(backend, id);
+    expect(after.epoch).toBe(third);
+    expect(after.bodies).toHaveLength(310);
+    expect(Buffer.from(after.bodies[5]!).equals(chunkBody('[redacted 5]'))).toBe(true);
+    await expect(backend.rewrite(id, next, new Map(), randomUUID())).rejects.toBeInstanceOf(ArchiveConflictError);
+  });
+
   test('reads during rewrites see each event whole, old or new, never an error', async () => {
     const id = newId();
     const original = run(id, epoch, 0, 6000);

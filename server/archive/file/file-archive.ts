@@ -259,8 +259,13 @@ export class FileArchive implements ArchiveBackend {
     return this.files(id).loadIndex();
   }
 
-  async rewrite(sessionId: string, epoch: string, bodies: ReadonlyMap<number, Uint8Array>): Promise<void> {
-    checkRewrite(sessionId, epoch, bodies);
+  async rewrite(
+    sessionId: string,
+    epoch: string,
+    bodies: ReadonlyMap<number, Uint8Array>,
+    nextEpoch = epoch,
+  ): Promise<void> {
+    checkRewrite(sessionId, epoch, bodies, nextEpoch);
     await this.exclusive(sessionId, async () => {
       const files = this.files(sessionId);
       const index = await files.loadIndex();
@@ -278,7 +283,7 @@ export class FileArchive implements ArchiveBackend {
         bySegment.set(at, changes);
       }
       try {
-        await this.rewriteSegments(files, index, bySegment);
+        await this.rewriteSegments(files, { ...index, epoch: nextEpoch }, bySegment);
       } catch (error) {
         throw writeFailure(`rewriting ${JSON.stringify(sessionId)}`, error);
       }

@@ -282,8 +282,13 @@ export class PostgresArchive implements ArchiveBackend {
     }
   }
 
-  async rewrite(sessionId: string, epoch: string, bodies: ReadonlyMap<number, Uint8Array>): Promise<void> {
-    checkRewrite(sessionId, epoch, bodies);
+  async rewrite(
+    sessionId: string,
+    epoch: string,
+    bodies: ReadonlyMap<number, Uint8Array>,
+    nextEpoch = epoch,
+  ): Promise<void> {
+    checkRewrite(sessionId, epoch, bodies, nextEpoch);
     await this.transaction(`rewriting ${JSON.stringify(sessionId)}`, false, async (client) => {
       const archived = await this.lockSession(client, sessionId);
       if (archived === undefined || archived.epoch !== epoch) {
@@ -323,10 +328,10 @@ export class PostgresArchive implements ArchiveBackend {
           [sessionId, first, encoded.file, Buffer.from(encoded.sha256, 'hex'), encoded.bytes],
         );
       }
-      await client.query(`UPDATE ${SESSIONS} SET bytes = bytes + $2, updated_at = now() WHERE session_id = $1`, [
-        sessionId,
-        delta,
-      ]);
+      await client.query(
+        `UPDATE ${SESSIONS} SET bytes = bytes + $2, epoch = $3, updated_at = now() WHERE session_id = $1`,
+        [sessionId, delta, nextEpoch],
+      );
     });
   }
 

@@ -50,7 +50,9 @@ export const redactCommand = defineCommand({
     const reply = await new HubHttp(hub()).redact(sessionId, seqs, values.reason);
     io.stdout.write(`${JSON.stringify(reply)}\n`);
     const done = reply.seqs.length === 0 ? 'nothing to change (already redacted)' : `redacted ${reply.seqs.join(', ')}`;
-    io.stderr.write(`${done}${reply.cold.length > 0 ? `; cold (not changed here): ${reply.cold.join(', ')}` : ''}\n`);
+    io.stderr.write(
+      `${done}${reply.cold.length > 0 ? `; below the first kept seq (not changed): ${reply.cold.join(', ')}` : ''}\n`,
+    );
     return 0;
   },
 });

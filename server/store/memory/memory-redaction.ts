@@ -49,7 +49,7 @@ export class MemoryRedactions implements RedactionStore {
     const cold = seqs.filter((seq) => seq < firstHeld);
     const hot = seqs.filter((seq) => seq >= firstHeld);
     const stored = hot.map((seq) => ({ seq, body: encodeEventBody(events[seq - firstHeld]!) }));
-    const plan = planRedaction(request.sessionId, stored, request.by, request.reason);
+    const plan = planRedaction(request.sessionId, stored, request.by, request.reason, request.archived);
     if (plan.audit === undefined) {
       return { status: 'redacted', epoch, seqs: [], unchanged: plan.unchanged, cold, auditSeq: undefined };
     }

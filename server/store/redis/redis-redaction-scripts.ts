@@ -9,9 +9,10 @@ export const REDACTED_NOTICE = 'redacted';
 
 /**
  * Redact some entries of a session, in one atomic step. KEYS: 1 log, 2 epoch, 3 snapshot hash, 4 epochs hash (new
- * epoch → the one it replaced).
+ * epoch → the one it replaced), 5 idempotency hash (its field '' is the first seq held after a trim).
  * ARGV: 1 the epoch the plan was made in, 2 the new epoch, 3 channel, 4 the audit event's body, 5 count N,
- * then per redacted entry 3 items: seq, SHA-1 of its stored body when planned, its placeholder body.
+ * then per redacted entry 3 items: seq, SHA-1 of its stored body when planned, its placeholder body. N may be 0
+ * (the seqs were archived and rewritten there): then only the audit event is appended and the epoch renewed.
  * Returns {'moved'} (nothing written: the epoch or a planned body changed meanwhile) or
  * {'redacted', new epoch, audit seq, time}.
  */
@@ -37,24 +38,35 @@ for i = 1, tonumber(ARGV[5]) do
   replace[id] = ARGV[at + 2]
   if first == nil or seq < first then first = seq end
 end
-local from = string.format('%d-1', first)
-local tail = redis.call('XRANGE', KEYS[1], from, '+')
-local before = redis.call('XREVRANGE', KEYS[1], '(' .. from, '-', 'COUNT', 1)
-if #before == 0 then
-  redis.call('DEL', KEYS[1])
-else
-  for i = 1, #tail, 500 do
-    local ids = {}
-    for j = i, math.min(i + 499, #tail) do ids[#ids + 1] = tail[j][1] end
-    redis.call('XDEL', KEYS[1], unpack(ids))
+local audit
+if first == nil then
+  -- Nothing held here changes (the seqs were rewritten in the archive): only the audit event and the new epoch.
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    audit = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+  else
+    audit = tonumber(redis.call('HGET', KEYS[5], '') or '0')
   end
-  redis.call('XSETID', KEYS[1], before[1][1])
+else
+  local from = string.format('%d-1', first)
+  local tail = redis.call('XRANGE', KEYS[1], from, '+')
+  local before = redis.call('XREVRANGE', KEYS[1], '(' .. from, '-', 'COUNT', 1)
+  if #before == 0 then
+    redis.call('DEL', KEYS[1])
+  else
+    for i = 1, #tail, 500 do
+      local ids = {}
+      for j = i, math.min(i + 499, #tail) do ids[#ids + 1] = tail[j][1] end
+      redis.call('XDEL', KEYS[1], unpack(ids))
+    end
+    redis.call('XSETID', KEYS[1], before[1][1])
+  end
+  for _, entry in ipairs(tail) do
+    local body, time = body_of(entry[2])
+    redis.call('XADD', KEYS[1], entry[1], 'e', replace[entry[1]] or body, 't', time)
+  end
+  audit = tonumber(string.match(tail[#tail][1], '^(%d+)')) + 1
 end
-for _, entry in ipairs(tail) do
-  local body, time = body_of(entry[2])
-  redis.call('XADD', KEYS[1], entry[1], 'e', replace[entry[1]] or body, 't', time)
-end
-local audit = tonumber(string.match(tail[#tail][1], '^(%d+)')) + 1
 local now = redis.call('TIME')
 local time = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
 redis.call('XADD', KEYS[1], string.format('%d-1', audit), 'e', ARGV[4], 't', time)

@@ -61,7 +61,7 @@ export class RedisRedactions implements RedactionStore {
   readonly #call: RedisCall;
 
   constructor(redis: RedisClient, prefix: string, call: RedisCall, publish: 'PUBLISH' | 'SPUBLISH') {
-    redis.defineCommand('shRedact', { numberOfKeys: 4, lua: withPublishCommand(REDACT_SCRIPT, publish) });
+    redis.defineCommand('shRedact', { numberOfKeys: 5, lua: withPublishCommand(REDACT_SCRIPT, publish) });
     this.#redis = redis as RedisClient & RedactionCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -87,12 +87,13 @@ export class RedisRedactions implements RedactionStore {
           throw new StoreDataError(`redis redact: ${request.sessionId} has no entry for seq ${seq}`);
         return [{ seq, body }];
       });
-      const plan = planRedaction(request.sessionId, stored, request.by, request.reason);
+      const plan = planRedaction(request.sessionId, stored, request.by, request.reason, request.archived);
       if (plan.audit === undefined) {
         return { status: 'redacted', epoch, seqs: [], unchanged: plan.unchanged, cold, auditSeq: undefined };
       }
       const next = newEpoch();
-      const args: (string | Buffer)[] = [keys.log, keys.epoch, keys.snapshot, keys.epochs, epoch, next, keys.channel];
+      const args: (string | Buffer)[] = [keys.log, keys.epoch, keys.snapshot, keys.epochs, keys.idempotency];
+      args.push(epoch, next, keys.channel);
       args.push(encodeEventBody(plan.audit), String(plan.seqs.length));
       plan.seqs.forEach((seq, index) => {
         args.push(String(seq), createHash('sha1').update(plan.originals[index]!).digest('hex'), plan.bodies[index]!);
