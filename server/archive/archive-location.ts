@@ -25,11 +25,20 @@ function fileDir(location: string): string {
   return dir;
 }
 
+/** What a backend is opened with besides its location. */
+export interface ArchiveBackendOptions {
+  /**
+   * Where trouble outside any call goes (a PostgreSQL connection that broke while idle); default
+   * `process.emitWarning`. A hub node passes its logger.
+   */
+  readonly onError?: (error: Error) => void;
+}
+
 /**
  * The archive backend a location names (not opened yet): `file:<dir>` or `postgres://…` / `postgresql://…`.
  * Anything else throws `ArchiveLocationError` saying which forms there are.
  */
-export function archiveBackendFor(location: string): ArchiveBackend {
+export function archiveBackendFor(location: string, options: ArchiveBackendOptions = {}): ArchiveBackend {
   if (typeof location !== 'string' || location.trim() !== location || location.length === 0) {
     throw new ArchiveLocationError(`archive location ${JSON.stringify(location)}: expected ${FORMS}`);
   }
@@ -44,7 +53,7 @@ export function archiveBackendFor(location: string): ArchiveBackend {
     if (url.hostname === '' && !url.searchParams.has('host')) {
       throw new ArchiveLocationError('archive location: a PostgreSQL URL needs a host (postgres://user@host:5432/db)');
     }
-    return new PostgresArchive({ url: location });
+    return new PostgresArchive({ url: location, ...options });
   }
   throw new ArchiveLocationError(`archive location ${JSON.stringify(location)}: expected ${FORMS}`);
 }

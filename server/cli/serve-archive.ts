@@ -5,7 +5,7 @@ import type { ArchiveCounts } from '../archive-metrics.ts';
 import type { Logger } from '../logger.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { ArchiveSettings } from './archive-flags.ts';
-import { redactUrl } from './redact-url.ts';
+import { redactError, redactUrl } from './redact-url.ts';
 
 /** The archive of a `serve` node: its backend (opened) and the archiver that runs on it. */
 export interface ServeArchive {
@@ -21,9 +21,15 @@ export function describeArchiveLocation(location: string): string {
   return location.startsWith('postgres') ? redactUrl(location) : location;
 }
 
-/** Opens the archive backend `settings` names (rejects with a reason when it cannot: bad location, unreachable). */
-export async function openServeArchive(settings: ArchiveSettings): Promise<ArchiveBackend> {
-  const backend = archiveBackendFor(settings.location);
+/**
+ * Opens the archive backend `settings` names (rejects with a reason when it cannot: bad location, unreachable);
+ * trouble outside any call (an idle PostgreSQL connection that broke) is logged as a warning, the location's
+ * password masked.
+ */
+export async function openServeArchive(settings: ArchiveSettings, logger: Logger): Promise<ArchiveBackend> {
+  const onError = (error: Error): void =>
+    logger.warn({ err: redactError(error, settings.location) }, 'archive trouble');
+  const backend = archiveBackendFor(settings.location, { onError });
   await backend.open();
   return backend;
 }

@@ -164,7 +164,7 @@ async function serve(options: ServeOptions): Promise<number> {
   let archive: ArchiveBackend | undefined;
   if (options.archive !== undefined) {
     try {
-      archive = await openServeArchive(options.archive);
+      archive = await openServeArchive(options.archive, logger);
     } catch (error) {
       const where = describeArchiveLocation(options.archive.location);
       process.stderr.write(
