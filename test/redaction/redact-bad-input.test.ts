@@ -3,10 +3,10 @@
 // list, a 1 MB reason each get a typed error and change nothing (neither session); a principal without `redact`
 // gets FORBIDDEN whatever it asks, the same answer for any session or body, so it learns nothing.
 import { afterAll, describe, expect } from 'vitest';
-import { HubClient } from '../../client/index.ts';
 import type { SessionEvent } from '../../shared/index.ts';
 import type { SessionHead } from '../../server/store/event-store.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
+import { clientPool } from '../helpers/client-pool.ts';
 import { secureTest as it, type SecureHub } from '../security/secure-hub.ts';
 
 const SMALL = 'acme/bad-redact-small';
@@ -18,12 +18,8 @@ const note = (index: number) => ({ type: 'app/note', data: { text: `${SECRET} ${
 
 describe('bad redaction requests change nothing', () => {
   let secure: SecureHub;
-  const clients: HubClient[] = [];
-  const sdk = (token: string): HubClient => {
-    const client = new HubClient({ url: secure.hub.wsUrl, token });
-    clients.push(client);
-    return client;
-  };
+  const pool = clientPool();
+  const sdk = (token: string) => pool.connect(secure.hub, { token });
   const post = (token: string, sessionId: string, body: unknown) =>
     fetch(`${secure.hub.url}/v1/sessions/${encodeURIComponent(sessionId)}/redactions`, {
       method: 'POST',
@@ -49,9 +45,7 @@ describe('bad redaction requests change nothing', () => {
       expect((await secure.store.commit({ sessionId, expectedSeq: 0, events })).status).toBe('committed');
     }
   });
-  afterAll(() => {
-    for (const client of clients) client.close();
-  });
+  afterAll(() => pool.closeAll());
 
   const huge = Array.from({ length: 1_000_000 }, (_, index) => index);
   const cases: readonly { name: string; sessionId: string; seqs: number[]; reason: string; code: string }[] = [

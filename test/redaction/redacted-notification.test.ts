@@ -3,7 +3,7 @@
 // seqs: no frame of another type), and what the SDK makes of it (`redacted` naming the seqs; the React hooks' view
 // re-rendered with the placeholders), for a redaction by request and for scanning at append (no reset).
 import { afterAll, describe, expect, vi } from 'vitest';
-import { HubClient } from '../../client/index.ts';
+import type { Subscription } from '../../client/index.ts';
 import { sessionView } from '../../client/session-store.ts';
 import { deriveMessages, type SessionEvent } from '../../shared/index.ts';
 import type { ServerMessage } from '../../shared/protocol.ts';
@@ -11,6 +11,7 @@ import { REDACTED_TEXT, REDACTION_AUDIT_TYPE, redactedSeqsOf, type RedactionAudi
 import { test } from '../helpers/fixtures.ts';
 import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
+import { clientPool } from '../helpers/client-pool.ts';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 const WAIT = { timeout: 10_000, interval: 10 };
@@ -20,27 +21,36 @@ const user = (content: string) => ({ type: 'user/message', data: { role: 'user',
 
 describe('the redacted notification across two nodes', () => {
   let nodes: readonly TestHub[];
-  const clients: HubClient[] = [];
+  const pool = clientPool();
   const raws: RawHubClient[] = [];
-  const client = (node: TestHub): HubClient => {
-    const created = new HubClient({ url: node.wsUrl });
-    clients.push(created);
-    return created;
-  };
+  const client = (node: TestHub) => pool.connect(node);
 
   it.beforeAll(({ redisHubs }) => {
     ({ nodes } = redisHubs.cluster);
   });
   afterAll(async () => {
-    for (const created of clients) created.close();
+    pool.closeAll();
     await Promise.all(raws.map((raw) => raw.close()));
   });
 
-  /** The audits a recorder saw, as `[seqs, auditSeq]`. */
-  const recordRedacted = (subscription: ReturnType<HubClient['subscribe']>) => {
+  /** The audits a subscription told, as `[seqs, auditSeq]`. */
+  const recordRedacted = (subscription: Subscription) => {
     const seen: [readonly number[], number][] = [];
     subscription.on('redacted', (audit: RedactionAudit, auditSeq) => seen.push([audit.seqs, auditSeq]));
     return seen;
+  };
+
+  /** A subscriber on `node` (its `redacted` and `reset` recorded) and the React hooks' view of the same client. */
+  const watch = async (node: TestHub, sessionId: string) => {
+    const watcherClient = client(node);
+    const watcher = watcherClient.subscribe(sessionId);
+    const seen = recordRedacted(watcher);
+    const resets: string[] = [];
+    watcher.on('reset', (epoch) => resets.push(epoch));
+    const view = sessionView(watcherClient, sessionId);
+    const release = view.retain();
+    await watcher.whenLive();
+    return { watcher, seen, resets, view, release };
   };
 
   it('a raw subscriber on the other node gets reset, then the redacted log ending with the audit', async () => {
@@ -70,14 +80,7 @@ describe('the redacted notification across two nodes', () => {
 
   it('SDK: scanning at append on one node, the subscriber and the view on the other get redacted, no reset', async () => {
     const sessionId = 'notify/scan';
-    const watcherClient = client(nodes[1]!);
-    const watcher = watcherClient.subscribe(sessionId);
-    const seen = recordRedacted(watcher);
-    const resets: string[] = [];
-    watcher.on('reset', (epoch) => resets.push(epoch));
-    const view = sessionView(watcherClient, sessionId);
-    const release = view.retain();
-    await watcher.whenLive();
+    const { watcher, seen, resets, view, release } = await watch(nodes[1]!, sessionId);
 
     const [first] = await client(nodes[0]!).append(sessionId, [user('fine'), user(`here ${SECRET}`)]);
     await vi.waitFor(() => expect(seen).toEqual([[[first!.seq + 1], first!.seq + 2]]), WAIT);
@@ -95,14 +98,7 @@ describe('the redacted notification across two nodes', () => {
     const sessionId = 'notify/sdk';
     const writer = client(nodes[0]!);
     await writer.append(sessionId, [user(`one ${SECRET}`), user('two'), user(`three ${SECRET.toUpperCase()}`)]);
-    const watcherClient = client(nodes[1]!);
-    const watcher = watcherClient.subscribe(sessionId);
-    const seen = recordRedacted(watcher);
-    const resets: string[] = [];
-    watcher.on('reset', (epoch) => resets.push(epoch));
-    const view = sessionView(watcherClient, sessionId);
-    const release = view.retain();
-    await watcher.whenLive();
+    const { watcher, seen, resets, view, release } = await watch(nodes[1]!, sessionId);
     // Scanning at append took the lower-case token: its audit (seq 3) is in the log from the start.
     expect(seen).toEqual([[[0], 3]]);
 
