@@ -11,6 +11,12 @@ export interface PlannedAppend {
     readonly idempotencyKey?: string | undefined;
     /** Import mode: the commit time to store (appends with different times never share a group). */
     readonly time?: number | undefined;
+    /**
+     * An event committed right behind the append's events, in the same commit (all or none), as a batch of its own
+     * without an idempotency key: built from the seq the append's first event gets (e.g. the audit of a redaction
+     * at append, which names the redacted seqs). It is no part of the append's ack or of its idempotency key.
+     */
+    readonly trailer?: ((firstSeq: number) => EventDraft) | undefined;
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
@@ -27,11 +33,15 @@ export interface GroupLimits {
 }
 
 export type GroupPlan<T extends PlannedAppend> =
-  /** Commit these appends together: `batches[i]` holds `items[i]`'s validated events; `time`: import mode. */
+  /**
+   * Commit these appends together: `batches[i]` holds `items[i]`'s validated events, `trailers[i]` the validated
+   * event of its `trailer` (undefined when it has none), committed right behind them; `time`: import mode.
+   */
   | {
       readonly kind: 'group';
       readonly items: readonly T[];
       readonly batches: readonly CommitBatch[];
+      readonly trailers: readonly (CommitBatch | undefined)[];
       readonly time: number | undefined;
     }
   /** The first append's `expectedSeq` is not the session's next seq. */
@@ -54,25 +64,31 @@ export function planGroup<T extends PlannedAppend>(
   lastTime?: number,
 ): GroupPlan<T> {
   const items: T[] = [];
+  /** Events of each item in `drafts`: its own, then its trailer's (0 or 1). */
   const counts: number[] = [];
+  const trailing: number[] = [];
   const drafts: EventDraft[] = [];
   const keys = new Set<string>();
   let bytes = 0;
   for (const item of pending) {
     if (!item.ready) break;
-    const { expectedSeq, idempotencyKey, events } = item.input;
+    const { expectedSeq, idempotencyKey, events, trailer } = item.input;
+    const count = events.length + (trailer === undefined ? 0 : 1);
     if (expectedSeq !== undefined && expectedSeq !== log.length + drafts.length) {
       if (items.length === 0) return { kind: 'seq-mismatch', item };
       break;
     }
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
     if (items.length > 0 && item.input.time !== items[0]!.input.time) break;
-    if (items.length > 0 && drafts.length + events.length > limits.maxEvents) break;
+    if (items.length > 0 && drafts.length + count > limits.maxEvents) break;
     if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
     bytes += item.bytes;
     items.push(item);
-    counts.push(events.length);
+    counts.push(count);
+    trailing.push(count - events.length);
+    const firstSeq = log.length + drafts.length;
     for (const draft of events) drafts.push(draft);
+    if (trailer !== undefined) drafts.push(trailer(firstSeq));
     if (idempotencyKey !== undefined) keys.add(idempotencyKey);
   }
   const first = items[0];
@@ -90,18 +106,23 @@ export function planGroup<T extends PlannedAppend>(
     // The appends before the failing one are valid together: commit them now; it fails alone in the next plan.
     items.length = failed;
     counts.length = failed;
+    trailing.length = failed;
     validated = log.checkDrafts(drafts.slice(0, sum(counts)), false);
   }
 
   const batches: CommitBatch[] = [];
+  const trailers: (CommitBatch | undefined)[] = [];
   let offset = 0;
   items.forEach((item, index) => {
-    const events = validated.slice(offset, offset + counts[index]!);
-    offset += events.length;
+    const own = counts[index]! - trailing[index]!;
+    const events = validated.slice(offset, offset + own);
+    const trailer = validated.slice(offset + own, offset + counts[index]!);
+    offset += counts[index]!;
     const key = item.input.idempotencyKey;
     batches.push(key === undefined ? { events } : { events, idempotencyKey: key });
+    trailers.push(trailer.length === 0 ? undefined : { events: trailer });
   });
-  return { kind: 'group', items, batches, time };
+  return { kind: 'group', items, batches, trailers, time };
 }
 
 /** Index of the append holding the event that would get `seq` (0 when unknown). */
@@ -119,4 +140,39 @@ function sum(values: readonly number[]): number {
   let total = 0;
   for (const value of values) total += value;
   return total;
+}
+
+/**
+ * A group's batches as the store commits them: each append's batch, then its trailer's (if any). `owners[j]` is
+ * the index of the append whose own batch `sent[j]` is, or -1 for a trailer (which has no idempotency key).
+ */
+export function storeBatches(
+  batches: readonly CommitBatch[],
+  trailers: readonly (CommitBatch | undefined)[],
+): { readonly sent: readonly CommitBatch[]; readonly owners: readonly number[] } {
+  const sent: CommitBatch[] = [];
+  const owners: number[] = [];
+  batches.forEach((batch, index) => {
+    sent.push(batch);
+    owners.push(index);
+    const trailer = trailers[index];
+    if (trailer === undefined) return;
+    sent.push(trailer);
+    owners.push(-1);
+  });
+  return { sent, owners };
+}
+
+/** The committed events of a group split by append: each one's own events, without its trailer's. */
+export function ownEvents<E>(
+  events: readonly E[],
+  batches: readonly CommitBatch[],
+  trailers: readonly (CommitBatch | undefined)[],
+): E[][] {
+  let offset = 0;
+  return batches.map((batch, index) => {
+    const mine = events.slice(offset, offset + batch.events.length);
+    offset += batch.events.length + (trailers[index]?.events.length ?? 0);
+    return mine;
+  });
 }

@@ -8,11 +8,10 @@ import { duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome 
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
-import { planGroup, type GroupLimits, type PlannedAppend } from './group.ts';
+import { ownEvents, planGroup, storeBatches, type GroupLimits, type GroupPlan, type PlannedAppend } from './group.ts';
 import { ownedIdempotencyKey } from './owned-key.ts';
 import {
   StoreUnavailableError,
-  type CommitBatch,
   type CommittedBatch,
   type EventStore,
   type GroupCommitRequest,
@@ -31,6 +30,8 @@ export interface AppendInput {
   readonly keyOwner: string;
   /** Import mode (the caller checked the `admin` right): the commit time to store instead of the store's clock. */
   readonly time?: number | undefined;
+  /** Server-side only: an event committed behind the append's, in the same commit (see `PlannedAppend`). */
+  readonly trailer?: ((firstSeq: number) => EventDraft) | undefined;
 }
 
 export type { AppendOutcome } from './outcome.ts';
@@ -80,6 +81,9 @@ function conflictBackoff(attempt: number): Promise<void> {
 function afterAcks(task: () => void): void {
   process.nextTick(() => setImmediate(task));
 }
+
+/** A group the planner chose to commit. */
+type GroupCommitPlan = Extract<GroupPlan<QueuedAppend>, { readonly kind: 'group' }>;
 
 /** One append waiting in its session's queue. */
 interface QueuedAppend extends PlannedAppend {
@@ -257,7 +261,7 @@ export class AppendPipeline {
       }
       case 'group':
         try {
-          await this.#commitGroup(queue, entry, plan.items, plan.batches, plan.time);
+          await this.#commitGroup(queue, entry, plan);
         } catch (error) {
           const unsettled = plan.items.filter((item) => queue.includes(item));
           this.#fail(
@@ -294,17 +298,13 @@ export class AppendPipeline {
     }
   }
 
-  async #commitGroup(
-    queue: QueuedAppend[],
-    entry: CachedSession,
-    items: readonly QueuedAppend[],
-    batches: readonly CommitBatch[],
-    time: number | undefined,
-  ): Promise<void> {
+  async #commitGroup(queue: QueuedAppend[], entry: CachedSession, plan: GroupCommitPlan): Promise<void> {
     const { cache, metrics, retries } = this.#deps;
     const { sessionId } = entry;
+    const { items, batches, trailers, time } = plan;
     const expectedSeq = entry.log.length;
-    const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches };
+    const { sent, owners } = storeBatches(batches, trailers);
+    const request = { sessionId, expectedSeq, expectedEpoch: entry.epoch, batches: sent };
     const result = await this.#storeCommit(time === undefined ? request : { ...request, time });
     switch (result.status) {
       case 'committed': {
@@ -321,10 +321,9 @@ export class AppendPipeline {
           this.#deps.logger.error({ err: error, sessionId }, 'session cache rejected this node’s own commit');
         }
         try {
-          let offset = 0;
+          const own = ownEvents(events, batches, trailers);
           items.forEach((item, index) => {
-            const mine = events.slice(offset, offset + batches[index]!.events.length);
-            offset += mine.length;
+            const mine = own[index]!;
             const { seq: firstSeq, time } = mine[0]!;
             const lastSeq = mine[mine.length - 1]!.seq;
             item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
@@ -344,8 +343,8 @@ export class AppendPipeline {
       }
       case 'keys-known':
         result.keys.forEach((known, index) => {
-          if (known === undefined) return;
-          const item = settle(queue, items[index]!);
+          if (known === undefined || owners[index]! < 0) return;
+          const item = settle(queue, items[owners[index]!]!);
           if (known.sameBatch) item.resolve(duplicateOutcome(sessionId, { epoch: result.epoch, ...known }));
           else item.reject(idempotencyMismatch(known));
         });

@@ -1,30 +1,24 @@
 // Redaction seen live: two hub nodes on one Redis, a subscriber on one, the redaction through the other (SDK).
 import { afterAll, describe, expect, vi } from 'vitest';
-import { HubClient } from '../../client/index.ts';
 import { deriveMessages, type SessionEvent } from '../../shared/index.ts';
 import type { RedactionAudit } from '../../shared/redaction.ts';
 import { REDACTED_TEXT } from '../../shared/redaction.ts';
 import { test as it } from '../helpers/fixtures.ts';
 import type { TestHub } from '../helpers/hub.ts';
+import { clientPool } from '../helpers/client-pool.ts';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 const WAIT = { timeout: 10_000, interval: 10 };
 
 describe('a redaction reaches live subscribers on every node', () => {
   let nodes: readonly TestHub[];
-  const clients: HubClient[] = [];
-  const client = (node: TestHub): HubClient => {
-    const created = new HubClient({ url: node.wsUrl });
-    clients.push(created);
-    return created;
-  };
+  const pool = clientPool();
+  const client = (node: TestHub) => pool.connect(node);
 
   it.beforeAll(({ redisHubs }) => {
     ({ nodes } = redisHubs.cluster);
   });
-  afterAll(() => {
-    for (const created of clients) created.close();
-  });
+  afterAll(() => pool.closeAll());
 
   it('resets them onto the redacted log, emits redacted, and appends go on from both nodes', async () => {
     const sessionId = 'live/redact-1';

@@ -62,7 +62,7 @@ describe('scanning at append', () => {
     expect((await reject.store.head('s/reject')).headSeq).toBe(0);
   });
 
-  it('redact: stores the append with each match replaced, acks the writer its own seqs, then appends the audit', async () => {
+  it('redact: stores the append with each match replaced, acks the writer its own seqs, with the audit in the same commit', async () => {
     const sessionId = 's/redact';
     const client = new HubClient({ url: redact.hub.wsUrl });
     clients.push(client);
