@@ -30,7 +30,10 @@ export async function httpExport(hub: TestHub, sessionId: string, limit: number)
 }
 
 /** A WebSocket catch-up from seq 0 until live (or an error): the events as the client received them, the errors. */
-export async function wsCatchUp(hub: TestHub, sessionId: string): Promise<{ events: string; errors: unknown[] }> {
+export async function wsCatchUp(
+  hub: Pick<TestHub, 'wsUrl'>,
+  sessionId: string,
+): Promise<{ events: string; errors: unknown[] }> {
   const client = await RawHubClient.connect(hub.wsUrl);
   try {
     await client.request({ type: 'subscribe', sessionId, fromSeq: 0 });
@@ -42,7 +45,7 @@ export async function wsCatchUp(hub: TestHub, sessionId: string): Promise<{ even
 }
 
 /** A WebSocket catch-up from seq 0 until live: the events as the client received them (an error fails). */
-export async function wsExport(hub: TestHub, sessionId: string): Promise<string> {
+export async function wsExport(hub: Pick<TestHub, 'wsUrl'>, sessionId: string): Promise<string> {
   const { events, errors } = await wsCatchUp(hub, sessionId);
   expect(errors).toEqual([]);
   return events;
