@@ -7,6 +7,7 @@ import { describe, expect, vi } from 'vitest';
 import { HubClient } from '../../client/index.ts';
 import { encodeMsgpackValue } from '../../shared/codec.ts';
 import { REDACTED_TEXT, REDACTION_AUDIT_TYPE, type RedactionAudit } from '../../shared/redaction.ts';
+import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { record, untilSeq } from '../client/support.ts';
 import { clusterTest, sessionsOnEveryMaster } from './cluster-hubs.ts';
 
@@ -98,6 +99,28 @@ describe('redaction on a 3-master Redis Cluster', () => {
       );
     } finally {
       for (const client of clients) client.close();
+    }
+  });
+
+  it('with waitReplicas, a redaction waits on its session’s own master (pipelined with its WAIT)', async ({
+    clusterHubs,
+    keyPrefix,
+  }) => {
+    const { cluster } = clusterHubs;
+    const store = await RedisStore.open({ cluster: cluster.urls, keyPrefix, waitReplicas: 1 });
+    try {
+      for (const sessionId of await sessionsOnEveryMaster(cluster, store, 'waited')) {
+        const events = [message(secret(sessionId, 0)), message('plain')];
+        expect(await store.commit({ sessionId, expectedSeq: 0, events })).toMatchObject({ status: 'committed' });
+        expect(await store.redactions.redact({ sessionId, seqs: [0], reason: 'r', by: 'admin' })).toMatchObject({
+          status: 'redacted',
+          seqs: [0],
+          auditSeq: 2,
+        });
+        expect((await store.read(sessionId, 0, 10))[0]!.data).toMatchObject({ content: REDACTED_TEXT });
+      }
+    } finally {
+      await store.close();
     }
   });
 });

@@ -6,68 +6,14 @@
 // changed nothing appends no second audit.
 import type { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
-import { REDACTED_TEXT, REDACTION_AUDIT_TYPE } from '../../shared/redaction.ts';
-import type { SessionEvent } from '../../shared/index.ts';
-import { sessionPath, wsCatchUp } from '../archive/hub-reads.ts';
 import { it } from '../helpers/fixtures.ts';
 import { HubProcess } from '../helpers/hub-process.ts';
-
-const SECRETS = ['sk-live-AAAA1111', 'sk-live-BBBB2222', 'sk-live-CCCC3333'];
-const SEQS = [0, 2, 4];
-
-function seed(sessionId: string) {
-  return {
-    sessionId,
-    expectedSeq: 0,
-    events: SECRETS.flatMap((secret, index) => [
-      { type: 'user/message', data: { role: 'user', content: `key ${secret}` }, surfaceOp: 'append' as const },
-      { type: 'app/note', data: { text: `harmless ${index}` } },
-    ]),
-  };
-}
-
-/** POST the redaction of SEQS; the reply, or the error the caller got (the node died before answering). */
-async function redact(node: HubProcess, sessionId: string): Promise<Response | Error> {
-  return fetch(`${node.url}${sessionPath(sessionId)}/redactions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ seqs: SEQS, reason: 'leaked keys' }),
-  }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-}
+import { outcomeOn, redact, seed, SEQS, type Outcome } from './redaction-outcome.ts';
 
 /** Whether a client of `admin`'s Redis is held by the pause on a script (`EVALSHA`/`EVAL`, flag `b`). */
 async function scriptHeld(admin: Redis): Promise<boolean> {
   const clients = String(await admin.call('CLIENT', 'LIST')).split('\n');
   return clients.some((line) => /\bcmd=(evalsha|eval)\b/.test(line) && /\bflags=\S*b/.test(line));
-}
-
-type Outcome = 'all' | 'none';
-
-/**
- * What every read path of `node` shows of the session: 'all' (no secret, each requested seq a placeholder, exactly
- * one audit event naming them) or 'none' (every secret, no audit); anything else fails the test.
- */
-async function outcomeOn(node: HubProcess, sessionId: string): Promise<Outcome> {
-  const page = await fetch(`${node.url}${sessionPath(sessionId)}/events?from=0&limit=1000`);
-  expect(page.status).toBe(200);
-  const pageText = await page.text();
-  const { events, errors } = await wsCatchUp(node, sessionId);
-  expect(errors).toEqual([]);
-  expect(JSON.parse(events)).toEqual((JSON.parse(pageText) as { events: SessionEvent[] }).events);
-  const snapshot = await fetch(`${node.url}${sessionPath(sessionId)}/snapshot`);
-  const snapshotText = snapshot.status === 200 ? await snapshot.text() : '';
-  const log = (JSON.parse(pageText) as { events: SessionEvent[] }).events;
-  const audits = log.filter((event) => event.type === REDACTION_AUDIT_TYPE);
-  const left = SECRETS.filter((secret) => pageText.includes(secret));
-  if (left.length === SECRETS.length && audits.length === 0) {
-    return 'none';
-  }
-  expect(left).toEqual([]);
-  expect(audits).toHaveLength(1);
-  expect(audits[0]!.data).toMatchObject({ seqs: SEQS });
-  for (const seq of SEQS) expect(log[seq]!.data).toMatchObject({ content: REDACTED_TEXT });
-  for (const secret of SECRETS) expect(snapshotText).not.toContain(secret);
-  return 'all';
 }
 
 interface KillPoint {
