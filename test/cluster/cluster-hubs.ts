@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { onTestFinished } from 'vitest';
+import type { HubConfig } from '../../server/config.ts';
 import { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
 import { RedisCluster } from '../helpers/redis-cluster.ts';
@@ -58,4 +60,47 @@ export async function slotOf(cluster: RedisCluster, key: string): Promise<number
   } finally {
     redis.disconnect();
   }
+}
+
+/** A hub node of a test on the fixture's cluster, on a `RedisStore` of its own. */
+export interface ClusterHubNode {
+  readonly store: RedisStore;
+  readonly node: TestHub;
+}
+
+/**
+ * One more hub node on `cluster` (keys under `keyPrefix`) with `config` (e.g. an archive), on a store of its own:
+ * both stop when the test ends.
+ */
+export async function startClusterHub(
+  cluster: RedisCluster,
+  keyPrefix: string,
+  config: Omit<HubConfig, 'store'> = {},
+): Promise<ClusterHubNode> {
+  const store = await RedisStore.open({ cluster: cluster.urls, keyPrefix });
+  const node = await startHub({ ...config, store }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  onTestFinished(async () => {
+    await node.close();
+    await store.close();
+  });
+  return { store, node };
+}
+
+/**
+ * One session id per master of `cluster` (`<stem>-<n>`, the first n whose log's slot a master not yet covered
+ * serves), so a test spreads its sessions over every master.
+ */
+export async function sessionsOnEveryMaster(cluster: RedisCluster, store: RedisStore, stem: string): Promise<string[]> {
+  const masters = (await cluster.topology()).filter((node) => node.role === 'master');
+  const chosen = new Map<string, string>();
+  for (let n = 0; chosen.size < masters.length && n < 10_000; n++) {
+    const sessionId = `${stem}-${n}`;
+    const slot = await slotOf(cluster, store.keys(sessionId).log);
+    const master = masters.find((node) => node.slots.includes(slot))!;
+    if (!chosen.has(master.id)) chosen.set(master.id, sessionId);
+  }
+  return [...chosen.values()];
 }

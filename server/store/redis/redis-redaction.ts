@@ -17,6 +17,7 @@ import { parseBase } from './redis-trim.ts';
 import { REDACT_SCRIPT } from './redis-redaction-scripts.ts';
 import { withPublishCommand } from './redis-scripts.ts';
 import type { RedisCall } from './redis-snapshots.ts';
+import { replicatedScript, type ReplicaWait, type ReplicatedScript } from './replica-wait.ts';
 
 interface RedactionCommands {
   shRedact(...args: (string | Buffer)[]): Promise<unknown>;
@@ -59,12 +60,29 @@ export class RedisRedactions implements RedactionStore {
   readonly #redis: RedisClient & RedactionCommands;
   readonly #prefix: string;
   readonly #call: RedisCall;
+  readonly #replicated: { readonly wait: ReplicaWait; readonly script: ReplicatedScript } | undefined;
 
-  constructor(redis: RedisClient, prefix: string, call: RedisCall, publish: 'PUBLISH' | 'SPUBLISH') {
-    redis.defineCommand('shRedact', { numberOfKeys: 5, lua: withPublishCommand(REDACT_SCRIPT, publish) });
+  /**
+   * `replicaWait`: the store's, when its writes wait for replicas (`waitReplicas`): a redaction then waits too, so
+   * that one acknowledged survives a failover (else the promoted replica would serve the original bodies again).
+   */
+  constructor(
+    redis: RedisClient,
+    prefix: string,
+    call: RedisCall,
+    publish: 'PUBLISH' | 'SPUBLISH',
+    replicaWait?: ReplicaWait,
+  ) {
+    const script = { numberOfKeys: 5, lua: withPublishCommand(REDACT_SCRIPT, publish) };
+    redis.defineCommand('shRedact', script);
     this.#redis = redis as RedisClient & RedactionCommands;
     this.#prefix = prefix;
     this.#call = call;
+    const wrote = (reply: unknown): boolean => Array.isArray(reply) && reply[0] === 'redacted';
+    this.#replicated =
+      replicaWait === undefined
+        ? undefined
+        : { wait: replicaWait, script: replicatedScript('shRedact', script, 'redact', wrote) };
   }
 
   async redact(request: RedactionRequest): Promise<RedactionResult> {
@@ -98,7 +116,10 @@ export class RedisRedactions implements RedactionStore {
       plan.seqs.forEach((seq, index) => {
         args.push(String(seq), createHash('sha1').update(plan.originals[index]!).digest('hex'), plan.bodies[index]!);
       });
-      const reply = await this.#call('redact', () => this.#redis.shRedact(...args));
+      const replicated = this.#replicated;
+      const reply = await this.#call('redact', () =>
+        replicated === undefined ? this.#redis.shRedact(...args) : replicated.wait.run(replicated.script, args),
+      );
       if (!Array.isArray(reply)) throw new StoreUnavailableError("redis redact: the reply is not the script's");
       if (reply[0] === 'moved') continue;
       const auditSeq = Number(reply[2]);

@@ -182,7 +182,7 @@ export class RedisStore implements EventStore {
     this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
-    this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
+    this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish, this.#replicaWait);
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
       connection.on('ready', () => {

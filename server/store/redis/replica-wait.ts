@@ -6,12 +6,33 @@ import { dropOnBadReplies, type RedisClient } from './redis-connection.ts';
 /** The command connection with the commit script defined on it. */
 type CommitConnection = RedisClient & { shCommit(...args: (string | Buffer)[]): Promise<unknown> };
 
-const isCommitted = (reply: unknown): boolean => Array.isArray(reply) && reply[0] === 'committed';
-
 /** The commit script, as the replicated commits' own connection sends it (`EVALSHA`, loaded when missing). */
 export interface CommitScript {
   readonly lua: string;
   readonly numberOfKeys: number;
+}
+
+/**
+ * A write script whose writes wait for the replicas: its Lua, its name as defined on the command connection
+ * (`defineCommand`: the cluster pipeline sends it by name), and which replies mean it wrote (a reply that wrote
+ * nothing is not waited for). `replicatedScript` makes one.
+ */
+export interface ReplicatedScript extends CommitScript {
+  readonly name: string;
+  readonly sha: string;
+  /** Whether the script's reply says it wrote. */
+  readonly wrote: (reply: unknown) => boolean;
+  /** What it does, for the error message ("commit", "redact"). */
+  readonly operation: string;
+}
+
+export function replicatedScript(
+  name: string,
+  script: CommitScript,
+  operation: string,
+  wrote: (reply: unknown) => boolean,
+): ReplicatedScript {
+  return { ...script, name, operation, wrote, sha: createHash('sha1').update(script.lua).digest('hex') };
 }
 
 /**
@@ -27,60 +48,66 @@ export interface CommitScript {
  *
  * On a cluster each commit and its `WAIT` go in one pipeline on the cluster connection, so both reach the session's
  * master.
+ *
+ * Other write scripts whose loss in a failover matters (a redaction: the secret would come back) go the same way
+ * (`run`): on the same connection as their `WAIT`, which covers only what its own connection wrote.
  */
 export class ReplicaWait {
   readonly #replicas: number;
   readonly #timeoutMs: number;
-  readonly #target:
-    | { kind: 'group'; connection: Redis; script: CommitScript & { sha: string } }
-    | {
-        kind: 'pipeline';
-        connection: CommitConnection;
-      };
+  readonly #target: { kind: 'group'; connection: Redis } | { kind: 'pipeline'; connection: RedisClient };
+  readonly #commit: ReplicatedScript;
   /** The `WAIT` out now (blocking the commit connection), if any. */
   #waiting: Promise<number> | undefined;
   /** The `WAIT` of the commits sent since `#waiting` went out: sent when it returns (or on the next tick). */
   #nextGroup: Promise<number> | undefined;
 
   /**
-   * `timeoutMs`: how long a `WAIT` may block its connection. A `Redis` connection of its own with the commit
-   * `script`: group mode; the cluster's command connection: pipeline mode.
+   * `timeoutMs`: how long a `WAIT` may block its connection. `group`: a `Redis` connection of its own (scripts go
+   * as `EVALSHA`); `pipeline`: the cluster's command connection (scripts go by the name defined on it). `commit`:
+   * the commit script (defined as `shCommit`).
    */
   constructor(
-    target: { connection: Redis; script: CommitScript } | { connection: CommitConnection },
+    target: { kind: 'group'; connection: Redis } | { kind: 'pipeline'; connection: RedisClient },
+    commit: CommitScript,
     replicas: number,
     timeoutMs: number,
   ) {
     this.#replicas = replicas;
     this.#timeoutMs = timeoutMs;
-    this.#target =
-      'script' in target
-        ? {
-            kind: 'group',
-            connection: target.connection,
-            script: { ...target.script, sha: createHash('sha1').update(target.script.lua).digest('hex') },
-          }
-        : { kind: 'pipeline', connection: target.connection };
+    this.#target = target;
+    this.#commit = replicatedScript(
+      'shCommit',
+      commit,
+      'commit',
+      (reply) => Array.isArray(reply) && reply[0] === 'committed',
+    );
   }
 
   /** Run the commit script, then wait for the replicas. Fewer in time: `StoreUnavailableError`, `maybeCommitted`. */
-  async commit(args: (string | Buffer)[]): Promise<unknown> {
+  commit(args: (string | Buffer)[]): Promise<unknown> {
+    return this.run(this.#commit, args);
+  }
+
+  /**
+   * Run `script` (defined under its name on the command connection), then wait for the replicas when it wrote.
+   * Fewer in time: `StoreUnavailableError` with `maybeCommitted` (it ran on the master, maybe on no replica).
+   */
+  async run(script: ReplicatedScript, args: (string | Buffer)[]): Promise<unknown> {
     const [reply, replicas] =
-      this.#target.kind === 'group' ? await this.#grouped(args, this.#target) : await this.#pipelined(args);
-    if (isCommitted(reply) && replicas < this.#replicas) {
+      this.#target.kind === 'group'
+        ? await this.#grouped(args, this.#target.connection, script)
+        : await this.#pipelined(args, this.#target.connection, script);
+    if (script.wrote(reply) && replicas < this.#replicas) {
       throw new StoreUnavailableError(
-        `redis commit: ${replicas} of ${this.#replicas} replicas acknowledged it within ${this.#timeoutMs} ms`,
+        `redis ${script.operation}: ${replicas} of ${this.#replicas} replicas acknowledged it within ${this.#timeoutMs} ms`,
         { maybeCommitted: true },
       );
     }
     return reply;
   }
 
-  async #grouped(
-    args: (string | Buffer)[],
-    target: { connection: Redis; script: CommitScript & { sha: string } },
-  ): Promise<[unknown, number]> {
-    const { connection, script } = target;
+  async #grouped(args: (string | Buffer)[], connection: Redis, script: ReplicatedScript): Promise<[unknown, number]> {
     for (let attempt = 0; ; attempt++) {
       const commit = connection.evalsha(script.sha, script.numberOfKeys, ...args);
       // Joined in the same synchronous step as the commit is sent: the group's WAIT goes out after it.
@@ -97,10 +124,10 @@ export class ReplicaWait {
       ]);
       if (!('error' in outcome)) {
         if (!('error' in waited)) return [outcome.reply, waited.replicas];
-        if (!isCommitted(outcome.reply)) return [outcome.reply, 0]; // nothing written: no replica to wait for
-        // The commit ran; only its WAIT failed (the connection dropped): it may have reached no replica.
+        if (!script.wrote(outcome.reply)) return [outcome.reply, 0]; // nothing written: no replica to wait for
+        // The script ran; only its WAIT failed (the connection dropped): it may have reached no replica.
         const why = waited.error instanceof Error ? waited.error.message : String(waited.error);
-        throw new StoreUnavailableError(`redis commit: its WAIT failed: ${why}`, {
+        throw new StoreUnavailableError(`redis ${script.operation}: its WAIT failed: ${why}`, {
           cause: waited.error,
           maybeCommitted: true,
         });
@@ -131,11 +158,16 @@ export class ReplicaWait {
     }
   }
 
-  async #pipelined(args: (string | Buffer)[]): Promise<[unknown, number]> {
-    const pipeline = this.#target.connection.pipeline() as ReturnType<RedisClient['pipeline']> & {
-      shCommit(...args: (string | Buffer)[]): unknown;
-    };
-    pipeline.shCommit(...args);
+  async #pipelined(
+    args: (string | Buffer)[],
+    connection: RedisClient,
+    script: ReplicatedScript,
+  ): Promise<[unknown, number]> {
+    const pipeline = connection.pipeline() as ReturnType<RedisClient['pipeline']> &
+      Record<string, (...args: (string | Buffer)[]) => unknown>;
+    const send = pipeline[script.name];
+    if (send === undefined) throw new TypeError(`redis ${script.operation}: ${script.name} is not defined`);
+    send.apply(pipeline, args);
     pipeline.call('WAIT', this.#replicas, this.#timeoutMs);
     const results = (await pipeline.exec()) ?? [];
     const [[commitError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = results;
@@ -158,8 +190,12 @@ export function openReplicaWait(
 ): { wait: ReplicaWait; connection: Redis | undefined } | undefined {
   if (replicas === 0) return undefined;
   const timeoutMs = Math.max(1, Math.floor(commandTimeoutMs / 2));
-  if (command instanceof Cluster)
-    return { wait: new ReplicaWait({ connection: command }, replicas, timeoutMs), connection: undefined };
+  if (command instanceof Cluster) {
+    return {
+      wait: new ReplicaWait({ kind: 'pipeline', connection: command }, script, replicas, timeoutMs),
+      connection: undefined,
+    };
+  }
   const connection = dropOnBadReplies(command.duplicate());
-  return { wait: new ReplicaWait({ connection, script }, replicas, timeoutMs), connection };
+  return { wait: new ReplicaWait({ kind: 'group', connection }, script, replicas, timeoutMs), connection };
 }
