@@ -78,8 +78,16 @@ async function hotItems(store: EventStore, prefix: string): Promise<SessionListI
   return items;
 }
 
-/** The archive's sessions the store no longer holds (they have no metadata: the store deleted it with them). */
-async function coldItems(archive: ArchivedSessionSource, prefix: string, hot: Set<string>): Promise<SessionListItem[]> {
+/**
+ * The archive's sessions the store no longer holds (they have no metadata: the store deleted it with them), as rows;
+ * the archived part of those it holds too goes into their rows (`hot`, changed in place): a session archived and
+ * trimmed to nothing has its last activity in the archive only, and its size is both tiers'.
+ */
+async function coldItems(
+  archive: ArchivedSessionSource,
+  prefix: string,
+  hot: Map<string, SessionListItem>,
+): Promise<SessionListItem[]> {
   const items: SessionListItem[] = [];
   let after: string | undefined;
   do {
@@ -89,7 +97,15 @@ async function coldItems(archive: ArchivedSessionSource, prefix: string, hot: Se
       ...(after === undefined ? {} : { after }),
     });
     for (const archived of page.sessions) {
-      if (hot.has(archived.sessionId)) continue;
+      const held = hot.get(archived.sessionId);
+      if (held !== undefined) {
+        hot.set(held.id, {
+          ...held,
+          lastActivity: Math.max(held.lastActivity ?? archived.lastTime, archived.lastTime),
+          bytes: held.bytes + archived.bytes,
+        });
+        continue;
+      }
       items.push({
         id: archived.sessionId,
         tier: 'cold',
@@ -126,9 +142,9 @@ export async function listSessionPage(
   archive?: ArchivedSessionSource,
 ): Promise<ListingPage> {
   const prefix = query.prefix ?? '';
-  const hot = await hotItems(store, prefix);
-  const cold = archive === undefined ? [] : await coldItems(archive, prefix, new Set(hot.map((item) => item.id)));
-  const rows = [...hot, ...cold]
+  const hot = new Map((await hotItems(store, prefix)).map((item) => [item.id, item]));
+  const cold = archive === undefined ? [] : await coldItems(archive, prefix, hot);
+  const rows = [...hot.values(), ...cold]
     .filter((item) => matches(item, query.labels))
     .map((item) => ({ item, key: { lastActivity: activityOf(item), id: item.id } }))
     .sort((a, b) => compare(a.key, b.key));

@@ -1,6 +1,7 @@
 // A session read through a hub node as its users read it: every HTTP page (raw bodies), a WebSocket catch-up from
 // seq 0 until live, and appends over HTTP. The tier tests compare these before and after archiving.
 import { expect } from 'vitest';
+import type { EventStore } from '../../server/store/event-store.ts';
 import type { TestHub } from '../helpers/hub.ts';
 import { RawHubClient } from '../helpers/raw-hub-client.ts';
 
@@ -49,4 +50,21 @@ export async function wsExport(hub: Pick<TestHub, 'wsUrl'>, sessionId: string): 
   const { events, errors } = await wsCatchUp(hub, sessionId);
   expect(errors).toEqual([]);
   return events;
+}
+
+/**
+ * Resolves once the session's snapshot (built after each turn end, asynchronously) covers its head: a run's cut
+ * stops at the latest snapshot, so a test that expects the whole log archived waits for it first.
+ */
+export async function untilSnapshotAtHead(store: EventStore, sessionId: string): Promise<void> {
+  const { headSeq } = await store.head(sessionId);
+  await expect
+    .poll(
+      async () => {
+        const found = await store.snapshots.get(sessionId);
+        return found.status === 'found' ? found.snapshot.seq : -1;
+      },
+      { timeout: 15_000, interval: 20 },
+    )
+    .toBe(headSeq);
 }

@@ -1,14 +1,15 @@
 // A hub with an archive (HubConfig.archive): once a session's prefix is archived and trimmed from Redis, HTTP pages
 // and a WebSocket catch-up from seq 0 return what they returned before, byte for byte, on a node that never saw the
 // session; appends on that fresh node (which must load the trimmed log to validate them) continue the log; the
-// listing shows sessions only the archive holds as tier 'cold'. Both archive backends.
+// listing shows sessions only the archive holds as tier 'cold', and a session archived to nothing in Redis with
+// its archive's last activity and size. Both archive backends.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { archiveSession } from '../../server/archive/archive-run.ts';
 import { it } from '../helpers/fixtures.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
 import { harnessChoices } from './harness-choices.ts';
-import { append, httpExport, sessionPath as path, wsExport } from './hub-reads.ts';
+import { append, httpExport, sessionPath as path, untilSnapshotAtHead, wsExport } from './hub-reads.ts';
 import { turnDrafts } from './tier-helpers.ts';
 
 describe.each(harnessChoices())('a hub with the $name archive', ({ open }) => {
@@ -74,5 +75,27 @@ describe.each(harnessChoices())('a hub with the $name archive', ({ open }) => {
       ]),
     );
     expect(sessions).toHaveLength(2);
+  });
+
+  it('lists a session archived and trimmed to nothing with its last activity and size from the archive', async ({
+    startRedisHub,
+  }) => {
+    const stem = `listing-${randomUUID()}/`;
+    const { node, store } = await startRedisHub({ archive: harness.backend });
+    const sessionId = `${stem}idle`;
+    for (const events of turnDrafts(3)) expect((await append(node, sessionId, events)).status).toBe(201);
+    const lastTime = (await store.read(sessionId, 0, 1_000)).at(-1)!.time;
+    await untilSnapshotAtHead(store, sessionId);
+    const { headSeq } = await store.head(sessionId);
+    const run = await archiveSession({ store, archive: harness.backend, sessionId, token: 't' });
+    expect(run).toMatchObject({ status: 'archived', cut: headSeq + 1 }); // Redis holds none of its events now
+    const archived = await harness.backend.describe(sessionId);
+    const response = await fetch(`${node.url}/v1/sessions?prefix=${encodeURIComponent(stem)}`);
+    const { sessions } = (await response.json()) as {
+      sessions: { id: string; tier: string; lastActivity?: number; bytes: number }[];
+    };
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ id: sessionId, tier: 'hot', lastActivity: lastTime });
+    expect(sessions[0]!.bytes).toBeGreaterThanOrEqual(archived!.bytes);
   });
 });

@@ -9,29 +9,11 @@ import { archiveSession } from '../../server/archive/archive-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import type { ArchiveHarness } from '../archive/archive-harness.ts';
 import { harnessChoices } from '../archive/harness-choices.ts';
-import { append, httpExport, sessionPath, wsCatchUp, wsExport } from '../archive/hub-reads.ts';
+import { append, httpExport, sessionPath, untilSnapshotAtHead, wsCatchUp, wsExport } from '../archive/hub-reads.ts';
 import { exportBytes, turnDrafts } from '../archive/tier-helpers.ts';
-import type { RedisStore } from '../../server/store/redis/redis-store.ts';
 import { clusterTest, sessionsOnEveryMaster, slotOf, startClusterHub } from './cluster-hubs.ts';
 
 const DAY = 24 * 3600 * 1000;
-/**
- * Resolves once the session's snapshot (built after each turn end, asynchronously) covers its head: a run's cut
- * stops at the latest snapshot, so a test that expects the whole log archived waits for it first.
- */
-async function untilSnapshotAtHead(store: RedisStore, sessionId: string): Promise<void> {
-  const { headSeq } = await store.head(sessionId);
-  await expect
-    .poll(
-      async () => {
-        const found = await store.snapshots.get(sessionId);
-        return found.status === 'found' ? found.snapshot.seq : -1;
-      },
-      { timeout: 15_000, interval: 20 },
-    )
-    .toBe(headSeq);
-}
-
 const it = clusterTest.extend('keyPrefix', { scope: 'file' }, 'tier:').extend('hubCount', { scope: 'file' }, 0);
 
 describe.each(harnessChoices())('the tiers on a 3-master Redis Cluster, $name archive', ({ open }) => {
