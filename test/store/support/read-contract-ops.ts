@@ -1,0 +1,230 @@
+// The operations of the read-contract property (test/store/read-contract-*.test.ts), applied to the stores the hub
+// composes (the lineage layer over the tiered store over an engine) and to the reference model together: append
+// batches of random valid events, snapshot builds, archive runs (archive and trim), forks, redactions. Each asserts
+// what its answer must be and updates the model from it.
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { ArchiveBackend } from '../../../server/archive/archive-backend.ts';
+import { archiveSession } from '../../../server/archive/archive-run.ts';
+import { TieredStore } from '../../../server/archive/tiered-store.ts';
+import { resolveLimits } from '../../../server/limits/limits.ts';
+import { storeReadLimits } from '../../../server/limits/store-reads.ts';
+import { createLogger } from '../../../server/logger.ts';
+import { HubMetrics } from '../../../server/metrics.ts';
+import { SnapshotBuilder } from '../../../server/snapshot/snapshot-builder.ts';
+import { resolveSnapshotPolicy } from '../../../server/snapshot/snapshot-policy.ts';
+import type { EventStore } from '../../../server/store/event-store.ts';
+import { LineageStore } from '../../../server/store/lineage/lineage-store.ts';
+import type { SessionEvent } from '../../../shared/index.ts';
+import { forkPoint, jsonEquals, redactEventData, REDACTION_AUDIT_TYPE, Session } from '../../../shared/index.ts';
+import { buildLog, logCommand, type LogCommand } from '../../shared/support/log-arbitrary.ts';
+import { draftOf, factsOf, LogModel } from './read-contract-model.ts';
+
+/** The stores of one engine and one archive, composed as `createHub` composes them. */
+export interface ContractStores {
+  /** The hot store (the engine): what archive runs read and trim. */
+  readonly engine: EventStore;
+  readonly archive: ArchiveBackend;
+  /** The lineage layer over the tiered store over the engine: what the hub reads and writes through. */
+  readonly store: EventStore;
+  /** Builds snapshots through `store`, as a hub node's builder does. */
+  readonly builder: SnapshotBuilder;
+  close(): Promise<void>;
+}
+
+export function contractStores(engine: EventStore, archive: ArchiveBackend): ContractStores {
+  const store = LineageStore.over(new TieredStore(engine, archive));
+  const builder = new SnapshotBuilder({
+    store,
+    policy: resolveSnapshotPolicy(),
+    nodeName: 'prop',
+    logger: createLogger('silent'),
+    metrics: new HubMetrics('prop_'),
+    reads: storeReadLimits(resolveLimits()),
+  });
+  return { engine, archive, store, builder, close: () => builder.close() };
+}
+
+const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
+
+/** `target` picks a session of the run (the root and its forks, in the order they were made). */
+export type ContractOp =
+  | { readonly kind: 'append'; readonly target: number; readonly commands: LogCommand[]; readonly cuts: number[] }
+  | { readonly kind: 'snapshot'; readonly target: number }
+  | { readonly kind: 'archive'; readonly target: number; readonly keep: number }
+  | { readonly kind: 'fork'; readonly target: number; readonly at: number }
+  | {
+      readonly kind: 'redact';
+      readonly target: number;
+      readonly picks: number[];
+      readonly cold: number | undefined;
+    };
+
+export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      target: fraction,
+      commands: fc.array(logCommand, { minLength: 1, maxLength: 12 }),
+      cuts: fc.array(fraction, { maxLength: 3 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), target: fraction }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('archive' as const), target: fraction, keep: fc.nat(8) }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fork' as const), target: fraction, at: fraction }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('redact' as const),
+      target: fraction,
+      picks: fc.array(fraction, { minLength: 1, maxLength: 3 }),
+      cold: fc.option(fraction, { nil: undefined }),
+    }),
+  },
+);
+
+/** A run: the root's first events, then operations. */
+export const contractRun = fc.record({
+  start: fc.array(logCommand, { minLength: 1, maxLength: 30 }),
+  ops: fc.array(contractOp, { maxLength: 10 }),
+});
+
+/** How many runs a property makes: `base`, times `SESSION_HUB_PROPERTY_SCALE` when set (a bench, a soak). */
+export function propertyRuns(base: number): number {
+  const scale = Number(process.env['SESSION_HUB_PROPERTY_SCALE'] ?? '1');
+  return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
+}
+
+/** One run's sessions: the stores, the model and the ids in the order they were made. */
+export class ContractRun {
+  readonly model = new LogModel();
+  readonly ids: string[] = [];
+  readonly #stores: ContractStores;
+  readonly #root: string;
+
+  constructor(stores: ContractStores, root: string) {
+    this.#stores = stores;
+    this.#root = root;
+    this.ids.push(root);
+    this.model.add({ id: root, ownFirst: 0, own: [] });
+  }
+
+  pick(target: number): string {
+    return this.ids[Math.floor(target * this.ids.length)]!;
+  }
+
+  /** The model's log of a session as committed events (for `Session.fromLog`). */
+  #sessionOf(id: string): Session {
+    const events = this.model.log(id).map((event) => ({ ...factsOf(event), time: 1 }) as SessionEvent);
+    return Session.fromLog(events, { clock: () => 1 });
+  }
+
+  async append(id: string, commands: readonly LogCommand[], cuts: readonly number[] = []): Promise<void> {
+    const session = this.#sessionOf(id);
+    const before = session.length;
+    buildLog(commands, session);
+    const drafts = session.events.slice(before).map(draftOf);
+    const bounds = [...new Set(cuts.map((cut) => Math.floor(cut * drafts.length)))].sort((a, b) => a - b);
+    let at = 0;
+    for (const end of [...bounds, drafts.length]) {
+      if (end <= at) continue;
+      const expectedSeq = this.model.headSeq(id) + 1;
+      const result = await this.#stores.store.commit({ sessionId: id, expectedSeq, events: drafts.slice(at, end) });
+      if (result.status !== 'committed') throw new Error(`commit to ${id} at ${expectedSeq}: ${result.status}`);
+      this.model.appendCommitted(id, result.events);
+      at = end;
+    }
+  }
+
+  async apply(op: ContractOp): Promise<void> {
+    const id = this.pick(op.target);
+    switch (op.kind) {
+      case 'append':
+        return this.append(id, op.commands, op.cuts);
+      case 'snapshot':
+        this.#stores.builder.request(id);
+        return this.#stores.builder.idle();
+      case 'archive':
+        return this.#archive(id, op.keep);
+      case 'fork':
+        return this.#fork(id, op.at);
+      case 'redact':
+        return this.#redact(id, op.picks, op.cold);
+    }
+  }
+
+  async #archive(id: string, keep: number): Promise<void> {
+    const { engine, archive } = this.#stores;
+    const before = this.model.headSeq(id) + 1 - keep;
+    const run = await archiveSession({ store: engine, archive, sessionId: id, token: `prop-${randomUUID()}`, before });
+    expect(['archived', 'idle'], `archive run of ${id}: ${JSON.stringify(run)}`).toContain(run.status);
+    if (run.status === 'archived') expect(run.cut).toBeLessThanOrEqual(Math.max(before, 0));
+  }
+
+  async #fork(parent: string, at: number): Promise<void> {
+    const headSeq = this.model.headSeq(parent);
+    if (headSeq < 0) return;
+    const atSeq = Math.floor(at * (headSeq + 1));
+    const prefix = this.#sessionOf(parent).events.slice(0, atSeq + 1);
+    const point = forkPoint(prefix);
+    const child = Session.fromLog(prefix, { clock: () => 1 });
+    if (point.kind === 'inside-turn') for (const draft of point.repair) child.append(draft);
+    const childId = `${this.#root}/f${this.ids.length}`;
+    const { epoch } = await this.#stores.store.head(parent);
+    const result = await this.#stores.store.forks.create({
+      parentId: parent,
+      parentEpoch: epoch,
+      atSeq,
+      childId,
+      events: child.events.slice(atSeq + 1).map(draftOf),
+    });
+    if (result.status !== 'forked') throw new Error(`fork of ${parent} at ${atSeq}: ${JSON.stringify(result)}`);
+    this.ids.push(childId);
+    this.model.add({ id: childId, parent: { id: parent, forkSeq: atSeq }, ownFirst: atSeq + 1, own: [] });
+    this.model.appendCommitted(childId, result.events);
+  }
+
+  /** Redacts seqs the engine holds (and maybe one the archive holds only): the model follows the answer. */
+  async #redact(id: string, picks: readonly number[], coldPick: number | undefined): Promise<void> {
+    const { model } = this;
+    const headSeq = model.headSeq(id);
+    const ownFirst = model.get(id).ownFirst;
+    const hotFirst = Math.max(ownFirst, (await this.#stores.engine.head(id)).firstSeq ?? 0);
+    if (headSeq < hotFirst) return;
+    const hot = picks.map((pick) => hotFirst + Math.floor(pick * (headSeq + 1 - hotFirst)));
+    const cold =
+      coldPick !== undefined && hotFirst > ownFirst ? [ownFirst + Math.floor(coldPick * (hotFirst - ownFirst))] : [];
+    const result = await this.#stores.store.redactions.redact({
+      sessionId: id,
+      seqs: [...hot, ...cold],
+      reason: 'property',
+      by: 'prop',
+    });
+    if (result.status !== 'redacted') throw new Error(`redaction of ${id}: ${JSON.stringify(result)}`);
+    const answered = [...result.seqs, ...result.unchanged];
+    for (const seq of hot) expect(answered, `hot seq ${seq} of ${id}`).toContain(seq);
+    for (const seq of cold) expect([...answered, ...result.cold], `cold seq ${seq} of ${id}`).toContain(seq);
+    for (const seq of result.cold) expect(cold).toContain(seq);
+    for (const seq of result.unchanged) {
+      const event = model.own(id, seq);
+      const placeholder = redactEventData(event.type, event.data);
+      const held = [event.data, event.alt].some((data) => data !== undefined && jsonEquals(data, placeholder));
+      expect(held, `${id} seq ${seq} reported unchanged`).toBe(true);
+    }
+    for (const seq of answered) model.redacted(id, seq);
+    for (const seq of result.cold) model.maybeRedacted(id, seq);
+    if (result.auditSeq === undefined) {
+      expect(result.seqs).toEqual([]);
+      return;
+    }
+    expect(result.auditSeq).toBe(headSeq + 1);
+    const [audit] = await this.#stores.store.read(id, result.auditSeq, 1);
+    expect(audit).toMatchObject({ seq: result.auditSeq, type: REDACTION_AUDIT_TYPE, data: { seqs: result.seqs } });
+    model.appendCommitted(id, [audit!]);
+  }
+}

@@ -1,0 +1,182 @@
+// The readers of the read-contract property: each reads a session by one path and must end with the model's events
+// (seq, type, body) and `deriveMessages` of the whole log. The store pages read through the composed stores from a
+// random seq, in pages of random counts and byte bounds; the hub readers go through a real hub: its HTTP pages, the
+// CLI's export, and the SDK joining from seq 0, from the hub's snapshot, and resuming a kept copy.
+import { expect, vi } from 'vitest';
+import type { HubClient } from '../../../client/index.ts';
+import type { Subscription } from '../../../client/subscription.ts';
+import { decodeStoredPage } from '../../../server/store/codec/stored-events.ts';
+import type { EventStore } from '../../../server/store/event-store.ts';
+import type { SessionEvent } from '../../../shared/index.ts';
+import { deriveMessages, parseJsonl } from '../../../shared/index.ts';
+import { runCliHere } from '../../cli/run-cli.ts';
+import type { TestHub } from '../../helpers/hub.ts';
+import type { EventFacts, LogModel } from './read-contract-model.ts';
+
+/** How a store reader pages: from which seq (a fraction of the log), how many events and bytes a page. */
+export interface PageShape {
+  readonly from: number;
+  readonly limit: number;
+  readonly maxBytes: number | undefined;
+}
+
+/** The whole log through the store pages from `from` on; checks each page starts where asked, in one epoch. */
+export async function storePages(store: EventStore, id: string, shape: PageShape, headSeq: number) {
+  const from = Math.floor(shape.from * (headSeq + 2));
+  const events: SessionEvent[] = [];
+  const epochs = new Set<string | undefined>();
+  for (let seq = from; ;) {
+    const page = await store.readStoredPage(id, seq, shape.limit, shape.maxBytes);
+    expect(page.firstSeq, `${id} page at ${seq}`).toBe(seq);
+    const decoded = decodeStoredPage(id, page);
+    epochs.add(decoded.epoch);
+    if (decoded.events.length === 0) break;
+    events.push(...decoded.events);
+    seq += decoded.events.length;
+  }
+  expect(epochs.size, `${id}: pages of one epoch`).toBe(1);
+  return { from, events };
+}
+
+/**
+ * Reads every session of the model through the store pages (from seq 0, and from `shape.from`), checks them against
+ * the model, and returns each session's resolved reference log (the one the other readers must equal exactly).
+ */
+export async function checkStoreReads(
+  store: EventStore,
+  model: LogModel,
+  ids: readonly string[],
+  shape: PageShape,
+): Promise<Map<string, EventFacts[]>> {
+  const references = new Map<string, EventFacts[]>();
+  for (const id of ids) {
+    const headSeq = model.headSeq(id);
+    expect(await store.head(id), id).toMatchObject({ headSeq });
+    const whole = await storePages(store, id, { ...shape, from: 0 }, headSeq);
+    const reference = model.resolve(id, whole.events);
+    expect(deriveMessages(whole.events), `${id} messages`).toEqual(deriveMessages(asEvents(reference)));
+    const part = await storePages(store, id, shape, headSeq);
+    expect(part.events.map(facts), `${id} from ${part.from}`).toEqual(reference.slice(part.from));
+    references.set(id, reference);
+  }
+  return references;
+}
+
+function facts(event: SessionEvent): EventFacts {
+  return {
+    seq: event.seq,
+    type: event.type,
+    data: event.data,
+    ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }),
+    ...(event.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: event.sourceEventSeqs }),
+  };
+}
+
+function asEvents(reference: readonly EventFacts[]): SessionEvent[] {
+  return reference.map((event) => ({ ...event, time: 1 }) as SessionEvent);
+}
+
+/** The reader's events and messages equal the reference (events from `from` on). */
+function expectReference(
+  what: string,
+  events: readonly SessionEvent[],
+  messages: unknown,
+  reference: EventFacts[],
+  from = 0,
+) {
+  expect(events.map(facts), `${what}: events`).toEqual(reference.slice(from));
+  expect(messages, `${what}: messages`).toEqual(deriveMessages(asEvents(reference)));
+}
+
+/** How long a subscription may take to reach the head (a condition polled, never a pass/fail timing). */
+const WAIT = { timeout: 15_000, interval: 10 };
+
+const path = (id: string): string => `/v1/sessions/${encodeURIComponent(id)}`;
+
+/** Every HTTP page of the session from seq 0, `limit` events each. */
+async function httpEvents(hub: TestHub, id: string, limit: number): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for (let from = 0; ;) {
+    const response = await fetch(`${hub.url}${path(id)}/events?from=${from}&limit=${limit}`);
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const page = JSON.parse(text) as { events: SessionEvent[]; next: number; headSeq: number };
+    events.push(...page.events);
+    if (page.events.length === 0 || page.next > page.headSeq) return events;
+    from = page.next;
+  }
+}
+
+/** Subscribes and waits until the subscription is live at `headSeq`, failing on its errors. */
+async function liveAt(subscription: Subscription, headSeq: number): Promise<void> {
+  const errors: unknown[] = [];
+  subscription.on('error', (error) => errors.push(error));
+  await subscription.whenLive();
+  await vi.waitFor(() => {
+    expect(errors).toEqual([]);
+    expect(subscription.lastSeq).toBe(headSeq);
+  }, WAIT);
+}
+
+/** What a hub reader of one session needs. */
+export interface HubReaders {
+  readonly hub: TestHub;
+  readonly client: HubClient;
+}
+
+/**
+ * Reads one session through the hub by every path and checks each against its reference: HTTP pages, the CLI's
+ * export, the SDK from seq 0, from the hub's snapshot, and resumed from a kept copy cut at `keep` (a fraction).
+ */
+export async function checkHubReads(
+  { hub, client }: HubReaders,
+  id: string,
+  reference: EventFacts[],
+  options: { readonly limit: number; readonly keep: number },
+): Promise<void> {
+  const headSeq = reference.length - 1;
+  const pages = await httpEvents(hub, id, options.limit);
+  expectReference(`${id} HTTP pages of ${options.limit}`, pages, deriveMessages(pages), reference);
+
+  const exported = await runCliHere(['export', id, '--url', hub.url]);
+  expect(exported.code, exported.stderr).toBe(0);
+  const lines = parseJsonl(exported.stdout);
+  expectReference(`${id} export`, lines, deriveMessages(lines), reference);
+
+  const whole = client.subscribe(id);
+  let kept;
+  try {
+    await liveAt(whole, headSeq);
+    expectReference(`${id} SDK from 0`, whole.events, whole.messages, reference);
+    const snapshot = whole.snapshot();
+    kept = { ...snapshot, events: snapshot.events.slice(0, Math.floor(options.keep * snapshot.events.length)) };
+  } finally {
+    whole.close();
+  }
+
+  const resumed = client.subscribe(id, { resume: kept });
+  try {
+    await liveAt(resumed, headSeq);
+    expectReference(`${id} SDK resumed at ${kept.events.length}`, resumed.events, resumed.messages, reference);
+  } finally {
+    resumed.close();
+  }
+
+  const joined = client.subscribe(id, { from: 'snapshot' });
+  try {
+    await liveAt(joined, headSeq);
+    const from = (joined.snapshotSeq ?? -1) + 1;
+    expectReference(`${id} SDK from the snapshot at ${from - 1}`, joined.events, joined.messages, reference, from);
+  } finally {
+    joined.close();
+  }
+}
+
+/** A subscription kept open through the run's operations ends at the head with the reference's events. */
+export async function checkLive(subscription: Subscription, id: string, reference: EventFacts[]): Promise<void> {
+  await liveAt(subscription, reference.length - 1);
+  await vi.waitFor(
+    () => expectReference(`${id} live subscription`, subscription.events, subscription.messages, reference),
+    WAIT,
+  );
+}

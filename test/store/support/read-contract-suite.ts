@@ -1,0 +1,88 @@
+// The read-contract property on one archive backend, for each store engine (memory, and Redis on a redis-server of
+// its own): random valid logs and random operations (appends, snapshot builds, archive runs, forks, redactions),
+// then every reader — the store pages through the lineage and tiered layers from random seqs, a real hub's HTTP
+// pages and export, the SDK from seq 0, from the snapshot and resumed, and a subscription kept open through the
+// run — must end with the model's events and `deriveMessages` of the whole log (docs/testing.md#the-read-contract).
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { HubClient } from '../../../client/index.ts';
+import type { ArchiveHarness } from '../../archive/archive-harness.ts';
+import { storeEngines, type Engine } from '../../helpers/engines.ts';
+import { startHub, type TestHub } from '../../helpers/hub.ts';
+import { ContractRun, contractRun, contractStores, propertyRuns, type ContractStores } from './read-contract-ops.ts';
+import { checkHubReads, checkLive, checkStoreReads } from './read-contract-readers.ts';
+
+/** How each run reads: the store pages' shape, the HTTP page size, where a kept copy is cut, which hub reads. */
+const readShape = fc.record({
+  from: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+  limit: fc.integer({ min: 1, max: 40 }),
+  maxBytes: fc.option(fc.integer({ min: 1, max: 4000 }), { nil: undefined }),
+  httpLimit: fc.integer({ min: 1, max: 30 }),
+  keep: fc.double({ min: 0, max: 1, noNaN: true }),
+  readerHub: fc.nat(1),
+});
+
+interface EngineWorld {
+  readonly engine: Engine;
+  readonly stores: ContractStores;
+  /** Two hub nodes on the engine and the archive: snapshots on (the default policy), and off. */
+  readonly hubs: readonly TestHub[];
+  readonly clients: readonly HubClient[];
+}
+
+async function openWorld(engine: Engine, harness: ArchiveHarness): Promise<EngineWorld> {
+  const stores = contractStores(engine.store, harness.backend);
+  const config = { store: engine.store, archive: harness.backend };
+  const hubs = [await startHub(config), await startHub({ ...config, snapshots: { enabled: false } })];
+  const clients = hubs.map((hub) => new HubClient({ url: hub.wsUrl }));
+  return { engine, stores, hubs, clients };
+}
+
+async function closeWorld(world: EngineWorld): Promise<void> {
+  for (const client of world.clients) client.close();
+  await Promise.all(world.hubs.map((hub) => hub.close()));
+  await world.stores.close();
+  await world.engine.store.close();
+  await world.engine.stop();
+}
+
+/** Declares the property for each engine over the archive `openHarness` opens, with `runs` runs (scaled by env). */
+export function describeReadContract(archiveName: string, openHarness: () => Promise<ArchiveHarness>, runs: number) {
+  describe.each(storeEngines('rc:'))(`the read contract, $name engine, ${archiveName} archive`, ({ open }) => {
+    let harness: ArchiveHarness;
+    let world: EngineWorld;
+    beforeAll(async () => {
+      harness = await openHarness();
+      world = await openWorld(await open(), harness);
+    });
+    afterAll(async () => {
+      await closeWorld(world);
+      await harness.close();
+    });
+
+    it('every reader ends with the model log and deriveMessages of it, whatever the operations', async () => {
+      let count = 0;
+      await fc.assert(
+        fc.asyncProperty(contractRun, readShape, async ({ start, ops }, shape) => {
+          const root = `rc-${count++}-${randomUUID().slice(0, 8)}`;
+          const run = new ContractRun(world.stores, root);
+          await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
+          const live = world.clients[1 - shape.readerHub]!.subscribe(root);
+          try {
+            for (const op of ops) await run.apply(op);
+            const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
+            const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
+            for (const id of run.ids) {
+              await checkHubReads(readers, id, references.get(id)!, { limit: shape.httpLimit, keep: shape.keep });
+            }
+            await checkLive(live, root, references.get(root)!);
+          } finally {
+            live.close();
+          }
+        }),
+        { numRuns: propertyRuns(runs) },
+      );
+    });
+  });
+}
