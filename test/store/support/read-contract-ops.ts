@@ -48,12 +48,22 @@ export function contractStores(engine: EventStore, archive: ArchiveBackend): Con
 
 const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 
+/** Who writes: the store the hub composes, or a hub node's HTTP API (which validates the lifecycle, and forks). */
+export type Via = 'store' | 'hub';
+const via = fc.constantFrom<Via>('store', 'hub');
+
 /** `target` picks a session of the run (the root and its forks, in the order they were made). */
 export type ContractOp =
-  | { readonly kind: 'append'; readonly target: number; readonly commands: LogCommand[]; readonly cuts: number[] }
+  | {
+      readonly kind: 'append';
+      readonly target: number;
+      readonly commands: LogCommand[];
+      readonly cuts: number[];
+      readonly via: Via;
+    }
   | { readonly kind: 'snapshot'; readonly target: number }
   | { readonly kind: 'archive'; readonly target: number; readonly keep: number }
-  | { readonly kind: 'fork'; readonly target: number; readonly at: number }
+  | { readonly kind: 'fork'; readonly target: number; readonly at: number; readonly via: Via }
   | {
       readonly kind: 'redact';
       readonly target: number;
@@ -69,14 +79,18 @@ export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
       target: fraction,
       commands: fc.array(logCommand, { minLength: 1, maxLength: 12 }),
       cuts: fc.array(fraction, { maxLength: 3 }),
+      via,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), target: fraction }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), target: fraction }) },
   {
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant('archive' as const), target: fraction, keep: fc.nat(8) }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fork' as const), target: fraction, at: fraction }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('fork' as const), target: fraction, at: fraction, via }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -88,10 +102,19 @@ export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
   },
 );
 
+/** A pause in the run: every session read through the store, and a copy of the root kept (cut at `keep`). */
+export interface CheckOp {
+  readonly kind: 'check';
+  readonly keep: number;
+}
+const checkOp: fc.Arbitrary<CheckOp> = fc.record({ kind: fc.constant('check' as const), keep: fraction });
+
 /** A run: the root's first events, then operations. */
 export const contractRun = fc.record({
   start: fc.array(logCommand, { minLength: 1, maxLength: 30 }),
-  ops: fc.array(contractOp, { maxLength: 10 }),
+  ops: fc.array(fc.oneof({ weight: 12, arbitrary: contractOp }, { weight: 1, arbitrary: checkOp }), {
+    maxLength: 14,
+  }),
 });
 
 /** How many runs a property makes: `base`, times `SESSION_HUB_PROPERTY_SCALE` when set (a bench, a soak). */
@@ -107,9 +130,15 @@ export class ContractRun {
   readonly #stores: ContractStores;
   readonly #root: string;
 
-  constructor(stores: ContractStores, root: string) {
+  /** The HTTP base of the hub node that writes `via: 'hub'`. */
+  readonly #hubUrl: string;
+  /** Appends the hub refused for their lifecycle (the generator's drafts, not the hub's fault): committed directly. */
+  lifecycleRefusals = 0;
+
+  constructor(stores: ContractStores, root: string, hubUrl: string) {
     this.#stores = stores;
     this.#root = root;
+    this.#hubUrl = hubUrl;
     this.ids.push(root);
     this.model.add({ id: root, ownFirst: 0, own: [] });
   }
@@ -124,35 +153,62 @@ export class ContractRun {
     return Session.fromLog(events, { clock: () => 1 });
   }
 
-  async append(id: string, commands: readonly LogCommand[], cuts: readonly number[] = []): Promise<void> {
+  async append(id: string, commands: readonly LogCommand[], cuts: readonly number[] = [], by: Via = 'store') {
     const session = this.#sessionOf(id);
     const before = session.length;
     buildLog(commands, session);
-    const drafts = session.events.slice(before).map(draftOf);
-    const bounds = [...new Set(cuts.map((cut) => Math.floor(cut * drafts.length)))].sort((a, b) => a - b);
+    const events = session.events.slice(before);
+    const bounds = [...new Set(cuts.map((cut) => Math.floor(cut * events.length)))].sort((a, b) => a - b);
     let at = 0;
-    for (const end of [...bounds, drafts.length]) {
+    for (const end of [...bounds, events.length]) {
       if (end <= at) continue;
-      const expectedSeq = this.model.headSeq(id) + 1;
-      const result = await this.#stores.store.commit({ sessionId: id, expectedSeq, events: drafts.slice(at, end) });
-      if (result.status !== 'committed') throw new Error(`commit to ${id} at ${expectedSeq}: ${result.status}`);
-      this.model.appendCommitted(id, result.events);
+      const batch = events.slice(at, end);
+      if (by === 'store' || !(await this.#appendThroughHub(id, batch))) await this.#commit(id, batch);
       at = end;
     }
+  }
+
+  async #commit(id: string, batch: readonly SessionEvent[]): Promise<void> {
+    const expectedSeq = this.model.headSeq(id) + 1;
+    const result = await this.#stores.store.commit({ sessionId: id, expectedSeq, events: batch.map(draftOf) });
+    if (result.status !== 'committed') throw new Error(`commit to ${id} at ${expectedSeq}: ${result.status}`);
+    this.model.appendCommitted(id, result.events);
+  }
+
+  /** POSTs the batch to the hub; false when the hub refused it for its lifecycle (nothing written). */
+  async #appendThroughHub(id: string, batch: readonly SessionEvent[]): Promise<boolean> {
+    const expectedSeq = this.model.headSeq(id) + 1;
+    const response = await fetch(`${this.#hubUrl}/v1/sessions/${encodeURIComponent(id)}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ events: batch.map(draftOf), expectedSeq }),
+    });
+    const body = (await response.json()) as { firstSeq?: number; error?: { code: string } };
+    if (response.status === 400 && body.error?.code === 'LIFECYCLE_VIOLATION') {
+      this.lifecycleRefusals++;
+      return false;
+    }
+    expect(response.status, `append to ${id} through the hub: ${JSON.stringify(body)}`).toBe(201);
+    expect(body.firstSeq).toBe(expectedSeq);
+    this.model.appendCommitted(
+      id,
+      batch.map((event, index) => ({ ...event, seq: expectedSeq + index })),
+    );
+    return true;
   }
 
   async apply(op: ContractOp): Promise<void> {
     const id = this.pick(op.target);
     switch (op.kind) {
       case 'append':
-        return this.append(id, op.commands, op.cuts);
+        return this.append(id, op.commands, op.cuts, op.via);
       case 'snapshot':
         this.#stores.builder.request(id);
         return this.#stores.builder.idle();
       case 'archive':
         return this.#archive(id, op.keep);
       case 'fork':
-        return this.#fork(id, op.at);
+        return this.#fork(id, op.at, op.via);
       case 'redact':
         return this.#redact(id, op.picks, op.cold);
     }
@@ -166,7 +222,7 @@ export class ContractRun {
     if (run.status === 'archived') expect(run.cut).toBeLessThanOrEqual(Math.max(before, 0));
   }
 
-  async #fork(parent: string, at: number): Promise<void> {
+  async #fork(parent: string, at: number, by: Via): Promise<void> {
     const headSeq = this.model.headSeq(parent);
     if (headSeq < 0) return;
     const atSeq = Math.floor(at * (headSeq + 1));
@@ -175,18 +231,35 @@ export class ContractRun {
     const child = Session.fromLog(prefix, { clock: () => 1 });
     if (point.kind === 'inside-turn') for (const draft of point.repair) child.append(draft);
     const childId = `${this.#root}/f${this.ids.length}`;
+    const repair = child.events.slice(atSeq + 1);
+    if (by === 'hub') {
+      const response = await fetch(`${this.#hubUrl}/v1/sessions/${encodeURIComponent(parent)}/forks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ atSeq, newId: childId, repair: true }),
+      });
+      const body = (await response.json()) as unknown;
+      expect(response.status, `fork of ${parent} at ${atSeq}: ${JSON.stringify(body)}`).toBe(201);
+      expect(body).toMatchObject({ sessionId: childId, parent, forkSeq: atSeq, repaired: repair.length });
+      this.#forked(childId, parent, atSeq, repair);
+      return;
+    }
     const { epoch } = await this.#stores.store.head(parent);
     const result = await this.#stores.store.forks.create({
       parentId: parent,
       parentEpoch: epoch,
       atSeq,
       childId,
-      events: child.events.slice(atSeq + 1).map(draftOf),
+      events: repair.map(draftOf),
     });
     if (result.status !== 'forked') throw new Error(`fork of ${parent} at ${atSeq}: ${JSON.stringify(result)}`);
+    this.#forked(childId, parent, atSeq, result.events);
+  }
+
+  #forked(childId: string, parent: string, atSeq: number, events: readonly SessionEvent[]): void {
     this.ids.push(childId);
     this.model.add({ id: childId, parent: { id: parent, forkSeq: atSeq }, ownFirst: atSeq + 1, own: [] });
-    this.model.appendCommitted(childId, result.events);
+    this.model.appendCommitted(childId, events);
   }
 
   /** Redacts seqs the engine holds (and maybe one the archive holds only): the model follows the answer. */

@@ -3,7 +3,7 @@
 // random seq, in pages of random counts and byte bounds; the hub readers go through a real hub: its HTTP pages, the
 // CLI's export, and the SDK joining from seq 0, from the hub's snapshot, and resuming a kept copy.
 import { expect, vi } from 'vitest';
-import type { HubClient } from '../../../client/index.ts';
+import type { HubClient, SubscriptionSnapshot } from '../../../client/index.ts';
 import type { Subscription } from '../../../client/subscription.ts';
 import { decodeStoredPage } from '../../../server/store/codec/stored-events.ts';
 import type { EventStore } from '../../../server/store/event-store.ts';
@@ -148,19 +148,12 @@ export async function checkHubReads(
   try {
     await liveAt(whole, headSeq);
     expectReference(`${id} SDK from 0`, whole.events, whole.messages, reference);
-    const snapshot = whole.snapshot();
-    kept = { ...snapshot, events: snapshot.events.slice(0, Math.floor(options.keep * snapshot.events.length)) };
+    kept = cut(whole.snapshot(), options.keep);
   } finally {
     whole.close();
   }
 
-  const resumed = client.subscribe(id, { resume: kept });
-  try {
-    await liveAt(resumed, headSeq);
-    expectReference(`${id} SDK resumed at ${kept.events.length}`, resumed.events, resumed.messages, reference);
-  } finally {
-    resumed.close();
-  }
+  await checkResume(client, kept, reference);
 
   const joined = client.subscribe(id, { from: 'snapshot' });
   try {
@@ -169,6 +162,23 @@ export async function checkHubReads(
     expectReference(`${id} SDK from the snapshot at ${from - 1}`, joined.events, joined.messages, reference, from);
   } finally {
     joined.close();
+  }
+}
+
+/** A subscription's copy cut to its first events (a fraction `keep` of them): a copy kept earlier. */
+export function cut(snapshot: SubscriptionSnapshot, keep: number): SubscriptionSnapshot {
+  return { ...snapshot, events: snapshot.events.slice(0, Math.floor(keep * snapshot.events.length)) };
+}
+
+/** A subscription resumed from a kept copy ends with the reference's events and messages. */
+export async function checkResume(client: HubClient, kept: SubscriptionSnapshot, reference: EventFacts[]) {
+  const id = kept.sessionId;
+  const resumed = client.subscribe(id, { resume: kept });
+  try {
+    await liveAt(resumed, reference.length - 1);
+    expectReference(`${id} SDK resumed at ${kept.events.length}`, resumed.events, resumed.messages, reference);
+  } finally {
+    resumed.close();
   }
 }
 

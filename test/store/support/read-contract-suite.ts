@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { HubClient } from '../../../client/index.ts';
+import { HubClient, type SubscriptionSnapshot } from '../../../client/index.ts';
 import type { ArchiveHarness } from '../../archive/archive-harness.ts';
 import { storeEngines, type Engine } from '../../helpers/engines.ts';
 import { startHub, type TestHub } from '../../helpers/hub.ts';
 import { ContractRun, contractRun, contractStores, propertyRuns, type ContractStores } from './read-contract-ops.ts';
-import { checkHubReads, checkLive, checkStoreReads } from './read-contract-readers.ts';
+import { checkHubReads, checkLive, checkResume, checkStoreReads, cut } from './read-contract-readers.ts';
 
 /** How each run reads: the store pages' shape, the HTTP page size, where a kept copy is cut, which hub reads. */
 const readShape = fc.record({
@@ -66,17 +66,28 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
       await fc.assert(
         fc.asyncProperty(contractRun, readShape, async ({ start, ops }, shape) => {
           const root = `rc-${count++}-${randomUUID().slice(0, 8)}`;
-          const run = new ContractRun(world.stores, root);
+          const run = new ContractRun(world.stores, root, world.hubs[1 - shape.readerHub]!.url);
           await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
           const live = world.clients[1 - shape.readerHub]!.subscribe(root);
+          let kept: SubscriptionSnapshot | undefined;
           try {
-            for (const op of ops) await run.apply(op);
+            for (const op of ops) {
+              if (op.kind !== 'check') await run.apply(op);
+              else {
+                // Mid-run: every session reads right through the store, and a copy of the root is kept to resume.
+                const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
+                await checkLive(live, root, references.get(root)!);
+                kept = cut(live.snapshot(), op.keep);
+              }
+            }
             const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
             const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
             for (const id of run.ids) {
               await checkHubReads(readers, id, references.get(id)!, { limit: shape.httpLimit, keep: shape.keep });
             }
             await checkLive(live, root, references.get(root)!);
+            // A copy kept before later operations (other epochs after a redaction, archived and trimmed seqs).
+            if (kept !== undefined) await checkResume(readers.client, kept, references.get(root)!);
           } finally {
             live.close();
           }
