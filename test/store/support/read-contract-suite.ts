@@ -23,6 +23,25 @@ const readShape = fc.record({
   readerHub: fc.nat(1),
 });
 
+type ContractRunValue = typeof contractRun extends fc.Arbitrary<infer T> ? T : never;
+type ReadShape = typeof readShape extends fc.Arbitrary<infer T> ? T : never;
+
+/** Runs the property failed once (each with the bug it found), run first every time. */
+const regressions: [ContractRunValue, ReadShape][] = [
+  // A fork's own snapshot kept serving its parent's prefix after a redaction of the parent (seed -228954853).
+  [
+    {
+      start: [{ kind: 'systemChange', content: '' }],
+      ops: [
+        { kind: 'fork', target: 0, at: 0, via: 'store' },
+        { kind: 'snapshot', target: 0.5 },
+        { kind: 'redact', target: 0, picks: [0], cold: undefined },
+      ],
+    },
+    { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 0 },
+  ],
+];
+
 interface EngineWorld {
   readonly engine: Engine;
   readonly stores: ContractStores;
@@ -92,7 +111,7 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
             live.close();
           }
         }),
-        { numRuns: propertyRuns(runs) },
+        { numRuns: propertyRuns(runs), examples: regressions },
       );
     });
   });
