@@ -3,4 +3,4 @@
 import { openFileHarness } from '../archive/file-harness.ts';
 import { describeReadContract } from './support/read-contract-suite.ts';
 
-describeReadContract('file', openFileHarness, 6);
+describeReadContract('file', openFileHarness, 40);

@@ -3,4 +3,4 @@
 import { openPostgresHarness } from '../archive/postgres-harness.ts';
 import { describeReadContract } from './support/read-contract-suite.ts';
 
-describeReadContract('PostgreSQL', openPostgresHarness, 2);
+describeReadContract('PostgreSQL', openPostgresHarness, 10);

@@ -2,16 +2,17 @@
 // its own): random valid logs and random operations (appends, snapshot builds, archive runs, forks, redactions),
 // then every reader — the store pages through the lineage and tiered layers from random seqs, a real hub's HTTP
 // pages and export, the SDK from seq 0, from the snapshot and resumed, and a subscription kept open through the
-// run — must end with the model's events and `deriveMessages` of the whole log (docs/testing.md#the-read-contract).
+// run — must end with the model's events and `deriveMessages` of the whole log (docs/testing.md, The read contract).
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { HubClient, type SubscriptionSnapshot } from '../../../client/index.ts';
+import type { EventStore } from '../../../server/store/event-store.ts';
 import type { ArchiveHarness } from '../../archive/archive-harness.ts';
 import { storeEngines, type Engine } from '../../helpers/engines.ts';
 import { startHub, type TestHub } from '../../helpers/hub.ts';
 import { ContractRun, contractRun, contractStores, propertyRuns, type ContractStores } from './read-contract-ops.ts';
-import { checkHubReads, checkLive, checkResume, checkStoreReads, cut } from './read-contract-readers.ts';
+import { checkHubReads, checkLive, checkResume, checkStoreReads, cut, keepCopy } from './read-contract-readers.ts';
 
 /** How each run reads: the store pages' shape, the HTTP page size, where a kept copy is cut, which hub reads. */
 const readShape = fc.record({
@@ -40,7 +41,28 @@ const regressions: [ContractRunValue, ReadShape][] = [
     },
     { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 0 },
   ],
+  // A fork's copy kept, then its parent's prefix redacted: the resumed copy keeps its bodies (see checkResume).
+  [
+    {
+      start: [{ kind: 'user', content: 'hello' }],
+      ops: [
+        { kind: 'fork', target: 0, at: 0.99, via: 'hub' },
+        { kind: 'check', keep: 0.99 },
+        { kind: 'redact', target: 0, picks: [0], cold: undefined },
+      ],
+    },
+    { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 1 },
+  ],
 ];
+
+/** The current epochs of a session's ancestors (a redaction of one changes it), as one string. */
+async function ancestorEpochs(store: EventStore, run: ContractRun, id: string): Promise<string> {
+  const epochs: string[] = [];
+  for (let parent = run.model.get(id).parent; parent !== undefined; parent = run.model.get(parent.id).parent) {
+    epochs.push((await store.head(parent.id)).epoch);
+  }
+  return epochs.join(' ');
+}
 
 interface EngineWorld {
   readonly engine: Engine;
@@ -87,16 +109,24 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
           const root = `rc-${count++}-${randomUUID().slice(0, 8)}`;
           const run = new ContractRun(world.stores, root, world.hubs[1 - shape.readerHub]!.url);
           await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
-          const live = world.clients[1 - shape.readerHub]!.subscribe(root);
-          let kept: SubscriptionSnapshot | undefined;
+          const writer = world.clients[1 - shape.readerHub]!;
+          const live = writer.subscribe(root);
+          /** Copies kept mid-run, with the epochs of their session's ancestors then. */
+          const kept = new Map<string, { copy: SubscriptionSnapshot; ancestors: string }>();
+          const keep = async (id: string, copy: SubscriptionSnapshot): Promise<void> => {
+            kept.set(id, { copy, ancestors: await ancestorEpochs(world.stores.store, run, id) });
+          };
           try {
             for (const op of ops) {
               if (op.kind !== 'check') await run.apply(op);
               else {
-                // Mid-run: every session reads right through the store, and a copy of the root is kept to resume.
+                // Mid-run: every session reads right through the store, and a copy of each is kept to resume.
                 const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
                 await checkLive(live, root, references.get(root)!);
-                kept = cut(live.snapshot(), op.keep);
+                await keep(root, cut(live.snapshot(), op.keep));
+                for (const id of run.ids.slice(1)) {
+                  await keep(id, await keepCopy(writer, id, run.model.headSeq(id), op.keep));
+                }
               }
             }
             const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
@@ -106,7 +136,10 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
             }
             await checkLive(live, root, references.get(root)!);
             // A copy kept before later operations (other epochs after a redaction, archived and trimmed seqs).
-            if (kept !== undefined) await checkResume(readers.client, kept, references.get(root)!);
+            for (const [id, { copy, ancestors }] of kept) {
+              const redacted = ancestors !== (await ancestorEpochs(world.stores.store, run, id));
+              await checkResume(readers.client, copy, references.get(id)!, redacted);
+            }
           } finally {
             live.close();
           }
