@@ -62,11 +62,12 @@ export type ContractOp =
       readonly via: Via;
     }
   | { readonly kind: 'snapshot'; readonly target: number }
-  | { readonly kind: 'archive'; readonly target: number; readonly keep: number }
+  | { readonly kind: 'archive'; readonly target: number; readonly keep: number; readonly via: Via }
   | { readonly kind: 'fork'; readonly target: number; readonly at: number; readonly via: Via }
   | {
       readonly kind: 'redact';
       readonly target: number;
+      readonly via: Via;
       readonly picks: number[];
       readonly cold: number | undefined;
     };
@@ -85,7 +86,7 @@ export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), target: fraction }) },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('archive' as const), target: fraction, keep: fc.nat(8) }),
+    arbitrary: fc.record({ kind: fc.constant('archive' as const), target: fraction, keep: fc.nat(8), via }),
   },
   {
     weight: 2,
@@ -96,6 +97,7 @@ export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('redact' as const),
       target: fraction,
+      via,
       picks: fc.array(fraction, { minLength: 1, maxLength: 3 }),
       cold: fc.option(fraction, { nil: undefined }),
     }),
@@ -121,6 +123,14 @@ export const contractRun = fc.record({
 export function propertyRuns(base: number): number {
   const scale = Number(process.env['SESSION_HUB_PROPERTY_SCALE'] ?? '1');
   return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
+}
+
+/** What a redaction answers, from the store or the hub (whose `auditSeq` is null when nothing was written). */
+interface RedactionAnswer {
+  readonly seqs: readonly number[];
+  readonly unchanged: readonly number[];
+  readonly cold: readonly number[];
+  readonly auditSeq: number | null | undefined;
 }
 
 /** One run's sessions: the stores, the model and the ids in the order they were made. */
@@ -206,20 +216,38 @@ export class ContractRun {
         this.#stores.builder.request(id);
         return this.#stores.builder.idle();
       case 'archive':
-        return this.#archive(id, op.keep);
+        return this.#archive(id, op.keep, op.via);
       case 'fork':
         return this.#fork(id, op.at, op.via);
       case 'redact':
-        return this.#redact(id, op.picks, op.cold);
+        return this.#redact(id, op.picks, op.cold, op.via);
     }
   }
 
-  async #archive(id: string, keep: number): Promise<void> {
+  /** An archive run: the run itself up to `head + 1 - keep`, or the hub's admin run (its own cut). */
+  async #archive(id: string, keep: number, by: Via): Promise<void> {
     const { engine, archive } = this.#stores;
     const before = this.model.headSeq(id) + 1 - keep;
-    const run = await archiveSession({ store: engine, archive, sessionId: id, token: `prop-${randomUUID()}`, before });
+    const run =
+      by === 'hub'
+        ? ((await this.#hubPost(`${id}/archive`, {}, 200)) as { status: string; cut?: number })
+        : await archiveSession({ store: engine, archive, sessionId: id, token: `prop-${randomUUID()}`, before });
     expect(['archived', 'idle'], `archive run of ${id}: ${JSON.stringify(run)}`).toContain(run.status);
-    if (run.status === 'archived') expect(run.cut).toBeLessThanOrEqual(Math.max(before, 0));
+    if (run.status === 'archived' && by === 'store') expect(run.cut).toBeLessThanOrEqual(Math.max(before, 0));
+  }
+
+  /** POSTs `body` to the writer hub's `/v1/sessions/<path>`; the reply's body, once its status is `status`. */
+  async #hubPost(path: string, body: object, status: number): Promise<unknown> {
+    const slash = path.lastIndexOf('/');
+    const url = `${this.#hubUrl}/v1/sessions/${encodeURIComponent(path.slice(0, slash))}${path.slice(slash)}`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const reply = (await response.json()) as unknown;
+    expect(response.status, `POST ${path}: ${JSON.stringify(reply)}`).toBe(status);
+    return reply;
   }
 
   async #fork(parent: string, at: number, by: Via): Promise<void> {
@@ -233,13 +261,7 @@ export class ContractRun {
     const childId = `${this.#root}/f${this.ids.length}`;
     const repair = child.events.slice(atSeq + 1);
     if (by === 'hub') {
-      const response = await fetch(`${this.#hubUrl}/v1/sessions/${encodeURIComponent(parent)}/forks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ atSeq, newId: childId, repair: true }),
-      });
-      const body = (await response.json()) as unknown;
-      expect(response.status, `fork of ${parent} at ${atSeq}: ${JSON.stringify(body)}`).toBe(201);
+      const body = await this.#hubPost(`${parent}/forks`, { atSeq, newId: childId, repair: true }, 201);
       expect(body).toMatchObject({ sessionId: childId, parent, forkSeq: atSeq, repaired: repair.length });
       this.#forked(childId, parent, atSeq, repair);
       return;
@@ -262,8 +284,18 @@ export class ContractRun {
     this.model.appendCommitted(childId, events);
   }
 
+  async #redactInStore(id: string, seqs: number[]): Promise<RedactionAnswer> {
+    const result = await this.#stores.store.redactions.redact({ sessionId: id, seqs, reason: 'property', by: 'prop' });
+    if (result.status !== 'redacted') throw new Error(`redaction of ${id}: ${JSON.stringify(result)}`);
+    return result;
+  }
+
+  async #redactThroughHub(id: string, seqs: number[]): Promise<RedactionAnswer> {
+    return (await this.#hubPost(`${id}/redactions`, { seqs, reason: 'property' }, 200)) as RedactionAnswer;
+  }
+
   /** Redacts seqs the engine holds (and maybe one the archive holds only): the model follows the answer. */
-  async #redact(id: string, picks: readonly number[], coldPick: number | undefined): Promise<void> {
+  async #redact(id: string, picks: readonly number[], coldPick: number | undefined, by: Via): Promise<void> {
     const { model } = this;
     const headSeq = model.headSeq(id);
     const ownFirst = model.get(id).ownFirst;
@@ -272,13 +304,8 @@ export class ContractRun {
     const hot = picks.map((pick) => hotFirst + Math.floor(pick * (headSeq + 1 - hotFirst)));
     const cold =
       coldPick !== undefined && hotFirst > ownFirst ? [ownFirst + Math.floor(coldPick * (hotFirst - ownFirst))] : [];
-    const result = await this.#stores.store.redactions.redact({
-      sessionId: id,
-      seqs: [...hot, ...cold],
-      reason: 'property',
-      by: 'prop',
-    });
-    if (result.status !== 'redacted') throw new Error(`redaction of ${id}: ${JSON.stringify(result)}`);
+    const seqs = [...hot, ...cold];
+    const result = by === 'hub' ? await this.#redactThroughHub(id, seqs) : await this.#redactInStore(id, seqs);
     const answered = [...result.seqs, ...result.unchanged];
     for (const seq of hot) expect(answered, `hot seq ${seq} of ${id}`).toContain(seq);
     for (const seq of cold) expect([...answered, ...result.cold], `cold seq ${seq} of ${id}`).toContain(seq);
@@ -291,7 +318,7 @@ export class ContractRun {
     }
     for (const seq of answered) model.redacted(id, seq);
     for (const seq of result.cold) model.maybeRedacted(id, seq);
-    if (result.auditSeq === undefined) {
+    if (result.auditSeq === undefined || result.auditSeq === null) {
       expect(result.seqs).toEqual([]);
       return;
     }

@@ -36,7 +36,7 @@ const regressions: [ContractRunValue, ReadShape][] = [
       ops: [
         { kind: 'fork', target: 0, at: 0, via: 'store' },
         { kind: 'snapshot', target: 0.5 },
-        { kind: 'redact', target: 0, picks: [0], cold: undefined },
+        { kind: 'redact', target: 0, picks: [0], cold: undefined, via: 'store' },
       ],
     },
     { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 0 },
@@ -48,7 +48,7 @@ const regressions: [ContractRunValue, ReadShape][] = [
       ops: [
         { kind: 'fork', target: 0, at: 0.99, via: 'hub' },
         { kind: 'check', keep: 0.99 },
-        { kind: 'redact', target: 0, picks: [0], cold: undefined },
+        { kind: 'redact', target: 0, picks: [0], cold: undefined, via: 'store' },
       ],
     },
     { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 1 },
