@@ -8,7 +8,7 @@ import type { Subscription } from '../../../client/subscription.ts';
 import { decodeStoredPage } from '../../../server/store/codec/stored-events.ts';
 import type { EventStore } from '../../../server/store/event-store.ts';
 import type { SessionEvent } from '../../../shared/index.ts';
-import { deriveMessages, parseJsonl } from '../../../shared/index.ts';
+import { deriveMessages, MessageProjector, parseJsonl } from '../../../shared/index.ts';
 import { runCliHere } from '../../cli/run-cli.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import type { EventFacts, LogModel } from './read-contract-model.ts';
@@ -137,6 +137,13 @@ export async function checkHubReads(
   const headSeq = reference.length - 1;
   const pages = await httpEvents(hub, id, options.limit);
   expectReference(`${id} HTTP pages of ${options.limit}`, pages, deriveMessages(pages), reference);
+  // The HTTP snapshot, then the events after it from those pages.
+  const response = await fetch(`${hub.url}${path(id)}/snapshot`);
+  const snapshot = (await response.json()) as { seq: number; state: unknown };
+  expect(response.status, JSON.stringify(snapshot)).toBe(200);
+  const projector = MessageProjector.fromState(snapshot.state);
+  for (const event of pages.slice(snapshot.seq + 1)) projector.apply(event);
+  expect(projector.messages, `${id} HTTP snapshot at ${snapshot.seq}`).toEqual(deriveMessages(asEvents(reference)));
 
   const exported = await runCliHere(['export', id, '--url', hub.url]);
   expect(exported.code, exported.stderr).toBe(0);

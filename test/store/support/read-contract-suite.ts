@@ -70,20 +70,28 @@ interface EngineWorld {
   /** Two hub nodes on the engine and the archive: snapshots on (the default policy), and off. */
   readonly hubs: readonly TestHub[];
   readonly clients: readonly HubClient[];
+  /** The second node's store. */
+  readonly second: EventStore;
 }
 
 async function openWorld(engine: Engine, harness: ArchiveHarness): Promise<EngineWorld> {
   const stores = contractStores(engine.store, harness.backend);
-  const config = { store: engine.store, archive: harness.backend };
-  const hubs = [await startHub(config), await startHub({ ...config, snapshots: { enabled: false } })];
+  // The second node has a store of its own on the same backend, as another process would.
+  const second = (await engine.another?.()) ?? engine.store;
+  const archive = harness.backend;
+  const hubs = [
+    await startHub({ store: engine.store, archive }),
+    await startHub({ store: second, archive, snapshots: { enabled: false } }),
+  ];
   const clients = hubs.map((hub) => new HubClient({ url: hub.wsUrl }));
-  return { engine, stores, hubs, clients };
+  return { engine, stores, hubs, clients, second };
 }
 
 async function closeWorld(world: EngineWorld): Promise<void> {
   for (const client of world.clients) client.close();
   await Promise.all(world.hubs.map((hub) => hub.close()));
   await world.stores.close();
+  if (world.second !== world.engine.store) await world.second.close();
   await world.engine.store.close();
   await world.engine.stop();
 }
