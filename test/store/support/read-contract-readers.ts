@@ -11,7 +11,7 @@ import type { SessionEvent } from '../../../shared/index.ts';
 import { deriveMessages, MessageProjector, parseJsonl } from '../../../shared/index.ts';
 import { runCliHere } from '../../cli/run-cli.ts';
 import type { TestHub } from '../../helpers/hub.ts';
-import type { EventFacts, LogModel } from './read-contract-model.ts';
+import { factsOf, type EventFacts, type LogModel } from './read-contract-model.ts';
 
 /** How a store reader pages: from which seq (a fraction of the log), how many events and bytes a page. */
 export interface PageShape {
@@ -56,20 +56,10 @@ export async function checkStoreReads(
     const reference = model.resolve(id, whole.events);
     expect(deriveMessages(whole.events), `${id} messages`).toEqual(deriveMessages(asEvents(reference)));
     const part = await storePages(store, id, shape, headSeq);
-    expect(part.events.map(facts), `${id} from ${part.from}`).toEqual(reference.slice(part.from));
+    expect(part.events.map(factsOf), `${id} from ${part.from}`).toEqual(reference.slice(part.from));
     references.set(id, reference);
   }
   return references;
-}
-
-function facts(event: SessionEvent): EventFacts {
-  return {
-    seq: event.seq,
-    type: event.type,
-    data: event.data,
-    ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }),
-    ...(event.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: event.sourceEventSeqs }),
-  };
 }
 
 function asEvents(reference: readonly EventFacts[]): SessionEvent[] {
@@ -84,7 +74,7 @@ function expectReference(
   reference: EventFacts[],
   from = 0,
 ) {
-  expect(events.map(facts), `${what}: events`).toEqual(reference.slice(from));
+  expect(events.map(factsOf), `${what}: events`).toEqual(reference.slice(from));
   expect(messages, `${what}: messages`).toEqual(deriveMessages(asEvents(reference)));
 }
 
@@ -206,7 +196,8 @@ export async function checkResume(
     await liveAt(resumed, reference.length - 1);
     const what = `${id} SDK resumed at ${kept.events.length}`;
     if (!forkPrefixRedacted) expectReference(what, resumed.events, resumed.messages, reference);
-    else expect(resumed.events.slice(kept.events.length).map(facts), what).toEqual(reference.slice(kept.events.length));
+    else
+      expect(resumed.events.slice(kept.events.length).map(factsOf), what).toEqual(reference.slice(kept.events.length));
   } finally {
     resumed.close();
   }

@@ -11,7 +11,15 @@ import type { EventStore } from '../../../server/store/event-store.ts';
 import type { ArchiveHarness } from '../../archive/archive-harness.ts';
 import { storeEngines, type Engine } from '../../helpers/engines.ts';
 import { startHub, type TestHub } from '../../helpers/hub.ts';
-import { ContractRun, contractRun, contractStores, propertyRuns, type ContractStores } from './read-contract-ops.ts';
+import {
+  ContractRun,
+  contractRun,
+  contractStores,
+  propertyRuns,
+  type ContractOp,
+  type ContractStores,
+} from './read-contract-ops.ts';
+import type { LogCommand } from '../../shared/support/log-arbitrary.ts';
 import { checkHubReads, checkLive, checkResume, checkStoreReads, cut, keepCopy } from './read-contract-readers.ts';
 
 /** How each run reads: the store pages' shape, the HTTP page size, where a kept copy is cut, which hub reads. */
@@ -27,32 +35,30 @@ const readShape = fc.record({
 type ContractRunValue = typeof contractRun extends fc.Arbitrary<infer T> ? T : never;
 type ReadShape = typeof readShape extends fc.Arbitrary<infer T> ? T : never;
 
+/** A fork of the root at `at`, a step, then a redaction of the root's seq 0: the runs below. */
+function forkThenRedact(start: LogCommand, fork: ContractOp, step: ContractRunValue['ops'][number], readerHub: number) {
+  const redact: ContractOp = { kind: 'redact', target: 0, picks: [0], cold: undefined, via: 'store' };
+  const run: ContractRunValue = { start: [start], ops: [fork, step, redact] };
+  const shape: ReadShape = { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub };
+  return [run, shape] satisfies [ContractRunValue, ReadShape];
+}
+
 /** Runs the property failed once (each with the bug it found), run first every time. */
 const regressions: [ContractRunValue, ReadShape][] = [
   // A fork's own snapshot kept serving its parent's prefix after a redaction of the parent (seed -228954853).
-  [
-    {
-      start: [{ kind: 'systemChange', content: '' }],
-      ops: [
-        { kind: 'fork', target: 0, at: 0, via: 'store' },
-        { kind: 'snapshot', target: 0.5 },
-        { kind: 'redact', target: 0, picks: [0], cold: undefined, via: 'store' },
-      ],
-    },
-    { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 0 },
-  ],
+  forkThenRedact(
+    { kind: 'systemChange', content: '' },
+    { kind: 'fork', target: 0, at: 0, via: 'store' },
+    { kind: 'snapshot', target: 0.5 },
+    0,
+  ),
   // A fork's copy kept, then its parent's prefix redacted: the resumed copy keeps its bodies (see checkResume).
-  [
-    {
-      start: [{ kind: 'user', content: 'hello' }],
-      ops: [
-        { kind: 'fork', target: 0, at: 0.99, via: 'hub' },
-        { kind: 'check', keep: 0.99 },
-        { kind: 'redact', target: 0, picks: [0], cold: undefined, via: 'store' },
-      ],
-    },
-    { from: 0, limit: 1, maxBytes: undefined, httpLimit: 1, keep: 0, readerHub: 1 },
-  ],
+  forkThenRedact(
+    { kind: 'user', content: 'hello' },
+    { kind: 'fork', target: 0, at: 0.99, via: 'hub' },
+    { kind: 'check', keep: 0.99 },
+    1,
+  ),
 ];
 
 /** The current epochs of a session's ancestors (a redaction of one changes it), as one string. */
