@@ -119,10 +119,15 @@ export const contractRun = fc.record({
   }),
 });
 
-/** How many runs a property makes: `base`, times `SESSION_HUB_PROPERTY_SCALE` when set (a bench, a soak). */
-export function propertyRuns(base: number): number {
+/** `SESSION_HUB_PROPERTY_SCALE` (a bench, a soak): how many times the default runs a property makes; 1 unset. */
+export function propertyScale(): number {
   const scale = Number(process.env['SESSION_HUB_PROPERTY_SCALE'] ?? '1');
-  return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
+  return Number.isFinite(scale) && scale > 0 ? scale : 1;
+}
+
+/** How many runs a property makes: `base`, times the scale. */
+export function propertyRuns(base: number): number {
+  return Math.max(1, Math.round(base * propertyScale()));
 }
 
 /** What a redaction answers, from the store or the hub (whose `auditSeq` is null when nothing was written). */

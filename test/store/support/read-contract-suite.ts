@@ -16,6 +16,7 @@ import {
   contractRun,
   contractStores,
   propertyRuns,
+  propertyScale,
   type ContractOp,
   type ContractStores,
 } from './read-contract-ops.ts';
@@ -116,50 +117,54 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
       await harness.close();
     });
 
-    it('every reader ends with the model log and deriveMessages of it, whatever the operations', async () => {
-      let count = 0;
-      await fc.assert(
-        fc.asyncProperty(contractRun, readShape, async ({ start, ops }, shape) => {
-          const root = `rc-${count++}-${randomUUID().slice(0, 8)}`;
-          const run = new ContractRun(world.stores, root, world.hubs[1 - shape.readerHub]!.url);
-          await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
-          const writer = world.clients[1 - shape.readerHub]!;
-          const live = writer.subscribe(root);
-          /** Copies kept mid-run, with the epochs of their session's ancestors then. */
-          const kept = new Map<string, { copy: SubscriptionSnapshot; ancestors: string }>();
-          const keep = async (id: string, copy: SubscriptionSnapshot): Promise<void> => {
-            kept.set(id, { copy, ancestors: await ancestorEpochs(world.stores.store, run, id) });
-          };
-          try {
-            for (const op of ops) {
-              if (op.kind !== 'check') await run.apply(op);
-              else {
-                // Mid-run: every session reads right through the store, and a copy of each is kept to resume.
-                const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
-                await checkLive(live, root, references.get(root)!);
-                await keep(root, cut(live.snapshot(), op.keep));
-                for (const id of run.ids.slice(1)) {
-                  await keep(id, await keepCopy(writer, id, run.model.headSeq(id), op.keep));
+    it(
+      'every reader ends with the model log and deriveMessages of it, whatever the operations',
+      async () => {
+        let count = 0;
+        await fc.assert(
+          fc.asyncProperty(contractRun, readShape, async ({ start, ops }, shape) => {
+            const root = `rc-${count++}-${randomUUID().slice(0, 8)}`;
+            const run = new ContractRun(world.stores, root, world.hubs[1 - shape.readerHub]!.url);
+            await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
+            const writer = world.clients[1 - shape.readerHub]!;
+            const live = writer.subscribe(root);
+            /** Copies kept mid-run, with the epochs of their session's ancestors then. */
+            const kept = new Map<string, { copy: SubscriptionSnapshot; ancestors: string }>();
+            const keep = async (id: string, copy: SubscriptionSnapshot): Promise<void> => {
+              kept.set(id, { copy, ancestors: await ancestorEpochs(world.stores.store, run, id) });
+            };
+            try {
+              for (const op of ops) {
+                if (op.kind !== 'check') await run.apply(op);
+                else {
+                  // Mid-run: every session reads right through the store, and a copy of each is kept to resume.
+                  const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
+                  await checkLive(live, root, references.get(root)!);
+                  await keep(root, cut(live.snapshot(), op.keep));
+                  for (const id of run.ids.slice(1)) {
+                    await keep(id, await keepCopy(writer, id, run.model.headSeq(id), op.keep));
+                  }
                 }
               }
+              const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
+              const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
+              for (const id of run.ids) {
+                await checkHubReads(readers, id, references.get(id)!, { limit: shape.httpLimit, keep: shape.keep });
+              }
+              await checkLive(live, root, references.get(root)!);
+              // A copy kept before later operations (other epochs after a redaction, archived and trimmed seqs).
+              for (const [id, { copy, ancestors }] of kept) {
+                const redacted = ancestors !== (await ancestorEpochs(world.stores.store, run, id));
+                await checkResume(readers.client, copy, references.get(id)!, redacted);
+              }
+            } finally {
+              live.close();
             }
-            const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
-            const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
-            for (const id of run.ids) {
-              await checkHubReads(readers, id, references.get(id)!, { limit: shape.httpLimit, keep: shape.keep });
-            }
-            await checkLive(live, root, references.get(root)!);
-            // A copy kept before later operations (other epochs after a redaction, archived and trimmed seqs).
-            for (const [id, { copy, ancestors }] of kept) {
-              const redacted = ancestors !== (await ancestorEpochs(world.stores.store, run, id));
-              await checkResume(readers.client, copy, references.get(id)!, redacted);
-            }
-          } finally {
-            live.close();
-          }
-        }),
-        { numRuns: propertyRuns(runs), examples: regressions },
-      );
-    });
+          }),
+          { numRuns: propertyRuns(runs), examples: regressions },
+        );
+      },
+      30_000 * Math.max(1, propertyScale()),
+    );
   });
 }
