@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { ArchiveBackend } from '../../../server/archive/archive-backend.ts';
-import { archiveSession } from '../../../server/archive/archive-run.ts';
+import { ArchiveRunAbortedError, archiveSession, type ArchiveStep } from '../../../server/archive/archive-run.ts';
 import { TieredStore } from '../../../server/archive/tiered-store.ts';
 import { resolveLimits } from '../../../server/limits/limits.ts';
 import { storeReadLimits } from '../../../server/limits/store-reads.ts';
@@ -52,6 +52,13 @@ const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 export type Via = 'store' | 'hub';
 const via = fc.constantFrom<Via>('store', 'hub');
 
+/** A write during an archive run: an append, or a redaction of a hot seq (`pick`), at `step`. */
+export interface ArchiveRace {
+  readonly step: ArchiveStep;
+  readonly write: 'append' | 'redact';
+  readonly pick: number;
+}
+
 /** `target` picks a session of the run (the root and its forks, in the order they were made). */
 export type ContractOp =
   | {
@@ -62,7 +69,14 @@ export type ContractOp =
       readonly via: Via;
     }
   | { readonly kind: 'snapshot'; readonly target: number }
-  | { readonly kind: 'archive'; readonly target: number; readonly keep: number; readonly via: Via }
+  | {
+      readonly kind: 'archive';
+      readonly target: number;
+      readonly keep: number;
+      readonly via: Via;
+      /** A write that races the run (store runs only): at one of its steps, before the trim. */
+      readonly race: ArchiveRace | undefined;
+    }
   | { readonly kind: 'fork'; readonly target: number; readonly at: number; readonly via: Via }
   | {
       readonly kind: 'redact';
@@ -86,7 +100,20 @@ export const contractOp: fc.Arbitrary<ContractOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), target: fraction }) },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('archive' as const), target: fraction, keep: fc.nat(8), via }),
+    arbitrary: fc.record({
+      kind: fc.constant('archive' as const),
+      target: fraction,
+      keep: fc.nat(8),
+      via,
+      race: fc.option(
+        fc.record({
+          step: fc.constantFrom<ArchiveStep>('leased', 'planned', 'appended', 'verified'),
+          write: fc.constantFrom('append' as const, 'redact' as const),
+          pick: fraction,
+        }),
+        { nil: undefined, freq: 2 },
+      ),
+    }),
   },
   {
     weight: 2,
@@ -221,7 +248,7 @@ export class ContractRun {
         this.#stores.builder.request(id);
         return this.#stores.builder.idle();
       case 'archive':
-        return this.#archive(id, op.keep, op.via);
+        return this.#archive(id, op.keep, op.via, op.race);
       case 'fork':
         return this.#fork(id, op.at, op.via);
       case 'redact':
@@ -229,14 +256,31 @@ export class ContractRun {
     }
   }
 
-  /** An archive run: the run itself up to `head + 1 - keep`, or the hub's admin run (its own cut). */
-  async #archive(id: string, keep: number, by: Via): Promise<void> {
+  /**
+   * An archive run: the run itself up to `head + 1 - keep`, or the hub's admin run (its own cut). A redaction racing
+   * the run gives the session a new epoch: the run then stops before its trim (`ArchiveRunAbortedError`).
+   */
+  async #archive(id: string, keep: number, by: Via, race: ArchiveRace | undefined): Promise<void> {
     const { engine, archive } = this.#stores;
     const before = this.model.headSeq(id) + 1 - keep;
-    const run =
-      by === 'hub'
-        ? ((await this.#hubPost(`${id}/archive`, {}, 200)) as { status: string; cut?: number })
-        : await archiveSession({ store: engine, archive, sessionId: id, token: `prop-${randomUUID()}`, before });
+    let raced = false;
+    const onStep = async (step: ArchiveStep): Promise<void> => {
+      if (race === undefined || raced || step !== race.step) return;
+      raced = true;
+      if (race.write === 'append') await this.append(id, [{ kind: 'user', content: 'raced' }]);
+      else await this.#redact(id, [race.pick], undefined, 'store');
+    };
+    const token = `prop-${randomUUID()}`;
+    let run: { status: string; cut?: number };
+    try {
+      run =
+        by === 'hub'
+          ? ((await this.#hubPost(`${id}/archive`, {}, 200)) as { status: string; cut?: number })
+          : await archiveSession({ store: engine, archive, sessionId: id, token, before, onStep });
+    } catch (error) {
+      if (!(raced && race?.write === 'redact' && error instanceof ArchiveRunAbortedError)) throw error;
+      return;
+    }
     expect(['archived', 'idle'], `archive run of ${id}: ${JSON.stringify(run)}`).toContain(run.status);
     if (run.status === 'archived' && by === 'store') expect(run.cut).toBeLessThanOrEqual(Math.max(before, 0));
   }
