@@ -152,6 +152,16 @@ export async function checkHubReads(
 
   await checkResume(client, kept, reference);
 
+  // Resumed by position: `{ fromSeq, epoch }` of the kept copy's end (the events from there; no messages derived).
+  const fromSeq = kept.events.length;
+  const positioned = client.subscribe(id, { fromSeq, ...(kept.epoch === null ? {} : { epoch: kept.epoch }) });
+  try {
+    await liveAt(positioned, headSeq);
+    expect(positioned.events.map(factsOf), `${id} SDK from seq ${fromSeq}`).toEqual(reference.slice(fromSeq));
+  } finally {
+    positioned.close();
+  }
+
   const joined = client.subscribe(id, { from: 'snapshot' });
   try {
     await liveAt(joined, headSeq);
