@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { HubClient, type SubscriptionSnapshot } from '../../../client/index.ts';
+import type { Subscription } from '../../../client/subscription.ts';
 import type { EventStore } from '../../../server/store/event-store.ts';
 import type { ArchiveHarness } from '../../archive/archive-harness.ts';
 import { storeEngines, type Engine } from '../../helpers/engines.ts';
@@ -21,7 +22,7 @@ import {
   type ContractStores,
 } from './read-contract-ops.ts';
 import type { LogCommand } from '../../shared/support/log-arbitrary.ts';
-import { checkHubReads, checkLive, checkResume, checkStoreReads, cut, keepCopy } from './read-contract-readers.ts';
+import { checkHubReads, checkLive, checkResume, checkStoreReads, keepCopy } from './read-contract-readers.ts';
 
 /** How each run reads: the store pages' shape, the HTTP page size, where a kept copy is cut, which hub reads. */
 const readShape = fc.record({
@@ -127,38 +128,47 @@ export function describeReadContract(archiveName: string, openHarness: () => Pro
             const run = new ContractRun(world.stores, root, world.hubs[1 - shape.readerHub]!.url);
             await run.append(root, [{ kind: 'user', content: 'start' }, ...start]);
             const writer = world.clients[1 - shape.readerHub]!;
-            const live = writer.subscribe(root);
+            const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
+            const ancestors = (id: string): Promise<string> => ancestorEpochs(world.stores.store, run, id);
+            /** A subscription per session kept open from its start (the writer node's), with its ancestors' epochs. */
+            const lives = new Map<string, { subscription: Subscription; ancestors: string }>();
+            const follow = async (): Promise<void> => {
+              for (const id of run.ids.filter((id) => !lives.has(id))) {
+                lives.set(id, { subscription: writer.subscribe(id), ancestors: await ancestors(id) });
+              }
+            };
             /** Copies kept mid-run, with the epochs of their session's ancestors then. */
             const kept = new Map<string, { copy: SubscriptionSnapshot; ancestors: string }>();
-            const keep = async (id: string, copy: SubscriptionSnapshot): Promise<void> => {
-              kept.set(id, { copy, ancestors: await ancestorEpochs(world.stores.store, run, id) });
-            };
             try {
+              await follow();
               for (const op of ops) {
                 if (op.kind !== 'check') await run.apply(op);
                 else {
                   // Mid-run: every session reads right through the store, and a copy of each is kept to resume.
-                  const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
-                  await checkLive(live, root, references.get(root)!);
-                  await keep(root, cut(live.snapshot(), op.keep));
-                  for (const id of run.ids.slice(1)) {
-                    await keep(id, await keepCopy(writer, id, run.model.headSeq(id), op.keep));
+                  await checkStoreReads(world.stores.store, run.model, run.ids, shape);
+                  for (const id of run.ids) {
+                    const copy = await keepCopy(readers.client, id, run.model.headSeq(id), op.keep);
+                    kept.set(id, { copy, ancestors: await ancestors(id) });
                   }
                 }
+                await follow();
               }
               const references = await checkStoreReads(world.stores.store, run.model, run.ids, shape);
-              const readers = { hub: world.hubs[shape.readerHub]!, client: world.clients[shape.readerHub]! };
               for (const id of run.ids) {
                 await checkHubReads(readers, id, references.get(id)!, { limit: shape.httpLimit, keep: shape.keep });
               }
-              await checkLive(live, root, references.get(root)!);
-              // A copy kept before later operations (other epochs after a redaction, archived and trimmed seqs).
-              for (const [id, { copy, ancestors }] of kept) {
-                const redacted = ancestors !== (await ancestorEpochs(world.stores.store, run, id));
-                await checkResume(readers.client, copy, references.get(id)!, redacted);
+              // Each session's subscription kept open through the run; a copy kept before later operations (other
+              // epochs after a redaction, archived and trimmed seqs), resumed. An ancestor redacted since either was
+              // made: the fork's own events only (docs/storage.md#forks, see checkResume).
+              for (const [id, live] of lives) {
+                const redacted = live.ancestors !== (await ancestors(id));
+                await checkLive(live.subscription, id, references.get(id)!, redacted ? run.model.get(id).ownFirst : 0);
+              }
+              for (const [id, { copy, ancestors: then }] of kept) {
+                await checkResume(readers.client, copy, references.get(id)!, then !== (await ancestors(id)));
               }
             } finally {
-              live.close();
+              for (const live of lives.values()) live.subscription.close();
             }
           }),
           { numRuns: propertyRuns(runs), examples: regressions },
