@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { EventStore, ValidatedDraft } from '../../server/store/event-store.ts';
 import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
+import { MessageProjector } from '../../shared/index.ts';
 import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
 import { committed } from './conformance-helpers.ts';
 
@@ -47,6 +48,44 @@ function describeRedactForks(name: string, it: BackendTest): void {
       if (again.status !== 'redacted' || again.epoch === first.epoch) return;
       expect(await store.redactions.priorEpochs(parentId, again.epoch)).toEqual([first.epoch, result.epoch]);
       expect((await store.read(childId, 0, 10)).map((event) => event.seq)).toEqual([0, 1, 2]);
+    });
+
+    // Found by the read-contract property (test/store/read-contract-file.test.ts, seed -228954853): a fork's own
+    // snapshot projects its parent's prefix under the fork's epoch, which a redaction of the parent does not change.
+    it("a fork's own snapshot is not served once a redaction rewrote its parent's (or grandparent's) prefix", async () => {
+      const parentId = `rf-${randomUUID()}`;
+      const childId = `${parentId}-c`;
+      const grandchildId = `${parentId}-g`;
+      const result = await store.commit({ sessionId: parentId, expectedSeq: 0, events: turn });
+      const child = await store.forks.create({ parentId, parentEpoch: result.epoch, atSeq: 2, childId, events: [] });
+      if (child.status !== 'forked') throw new Error(child.status);
+      const grandchild = await store.forks.create({
+        parentId: childId,
+        parentEpoch: child.epoch,
+        atSeq: 2,
+        childId: grandchildId,
+        events: [],
+      });
+      if (grandchild.status !== 'forked') throw new Error(grandchild.status);
+      for (const [id, epoch] of [
+        [childId, child.epoch],
+        [grandchildId, grandchild.epoch],
+      ] as const) {
+        const projector = new MessageProjector();
+        for (const event of await store.read(id, 0, 10)) projector.apply(event);
+        const state = projector.exportState();
+        expect(await store.snapshots.put(id, { epoch, seq: 2, state })).toBe('written');
+        expect(await store.snapshots.get(id)).toMatchObject({ status: 'found', snapshot: { epoch, seq: 2 } });
+        expect(JSON.stringify(await store.snapshots.get(id))).toContain(SECRET);
+      }
+
+      const redacted = await store.redactions.redact({ sessionId: parentId, seqs: [1], reason: 'leak', by: 'admin' });
+      expect(redacted).toMatchObject({ status: 'redacted', seqs: [1] });
+      for (const id of [childId, grandchildId]) {
+        const read = await store.snapshots.get(id);
+        expect(read).toMatchObject({ status: 'none', reason: 'other-epoch', headSeq: 2 });
+        expect(JSON.stringify(read)).not.toContain(SECRET);
+      }
     });
 
     it('an epoch no redaction made names no prior epoch, and a parent with forks cannot be deleted', async () => {

@@ -11,7 +11,8 @@ interface ByteTrigger {
  * Snapshots as the hub reads them (docs/storage.md#forks): a fork without a snapshot of its own is served its
  * parent's (recursively) when that one covers no more than the shared prefix (`seq ≤ forkSeq`) and belongs to the
  * epoch the fork was made from: the projection of the parent's seqs 0..seq is the fork's. It is tagged with the
- * fork's epoch and head. Writes, leases and a fork's own snapshots are the engine's.
+ * fork's epoch and head. A fork's own snapshot is served only while no ancestor was redacted since the fork was made
+ * (`#prefixRewritten`). Writes, leases and a fork's own snapshots are the engine's.
  */
 export class LineageSnapshots implements SnapshotStore {
   readonly #inner: SnapshotStore;
@@ -28,6 +29,9 @@ export class LineageSnapshots implements SnapshotStore {
 
   async #get(sessionId: string, hops: number): Promise<SnapshotRead> {
     const own = await this.#inner.get(sessionId);
+    if (own.status === 'found' && (await this.#prefixRewritten(sessionId))) {
+      return { status: 'none', reason: 'other-epoch', epoch: own.snapshot.epoch, headSeq: own.headSeq };
+    }
     if (own.status !== 'none' || own.reason !== 'missing' || own.epoch === undefined || hops >= MAX_FORK_DEPTH) {
       return own;
     }
@@ -38,6 +42,22 @@ export class LineageSnapshots implements SnapshotStore {
     const { snapshot } = inherited;
     if (snapshot.epoch !== lineage.parentEpoch || snapshot.seq > lineage.forkSeq) return own;
     return { status: 'found', snapshot: { ...snapshot, epoch }, headSeq: own.headSeq };
+  }
+
+  /**
+   * Whether a fork's shared prefix was rewritten since the fork was made: an ancestor is no longer in the epoch its
+   * child was made from (a redaction of the parent gives it a new epoch, and never gives the old one back). A fork's
+   * own snapshot projects that prefix but keeps the fork's epoch, which the parent's redaction does not change, so it
+   * may hold the bodies the redaction replaced: it is not served (the join replays the log, redacted).
+   */
+  async #prefixRewritten(sessionId: string): Promise<boolean> {
+    let { lineage } = await this.#forks.lineage(sessionId);
+    for (let hop = 0; lineage !== undefined && hop < MAX_FORK_DEPTH; hop++) {
+      const parent = await this.#forks.lineage(lineage.parent);
+      if (parent.epoch !== lineage.parentEpoch) return true;
+      lineage = parent.lineage;
+    }
+    return false;
   }
 
   put(sessionId: string, snapshot: SessionSnapshot): Promise<SnapshotPutResult> {

@@ -89,18 +89,44 @@ function surfaceOf(events: readonly SessionEvent[]): SurfaceNode[] {
 
 const replaceTypes = ['user/message', 'assistant/message', 'system/message', 'tool/result'] as const;
 
-/** Turns commands into valid drafts, appending each to `session` as it goes; returns every draft appended. */
+/** Where a log's lifecycle stands: the last turn and step, whether that turn is open, how many calls it made. */
+interface LifecycleState {
+  turn: number;
+  step: number;
+  open: boolean;
+  call: number;
+}
+
+/** The lifecycle state after `events` (so that `buildLog` continues a log, e.g. a fork's, with valid events). */
+function lifecycleStateOf(events: readonly SessionEvent[]): LifecycleState {
+  const state: LifecycleState = { turn: 0, step: 0, open: false, call: 0 };
+  for (const event of events) {
+    const data = event.data as { turn?: number; step?: number };
+    if (event.type === 'turn/start') Object.assign(state, { turn: data.turn ?? state.turn, step: 0, open: true });
+    else if (event.type === 'step/start') state.step = data.step ?? state.step;
+    else if (event.type === 'step/end') state.step = 0;
+    else if (event.type === 'turn/end') Object.assign(state, { step: 0, open: false });
+    else if (event.type === 'tool/call') state.call++;
+  }
+  return state;
+}
+
+/**
+ * Turns commands into valid drafts, appending each to `session` as it goes (continuing the lifecycle of the events
+ * it holds: turn numbers, open step, call ids); returns every draft appended.
+ */
 export function buildLog(commands: readonly LogCommand[], session = new Session({ clock: () => 1 })): EventDraft[] {
   const appended: EventDraft[] = [];
   const append = (draft: EventDraft): void => {
     session.append(draft);
     appended.push(draft);
   };
-  let turn = 0;
-  let step = 0;
-  let call = 0;
+  let { turn, step, open, call } = lifecycleStateOf(session.events);
   const ensureStep = (): void => {
-    if (turn === 0) append({ type: 'turn/start', data: { turn: (turn = 1) } });
+    if (!open) {
+      append({ type: 'turn/start', data: { turn: ++turn } });
+      open = true;
+    }
     if (step === 0) append({ type: 'step/start', data: { turn, step: (step = 1) } });
   };
   for (const command of commands) {
@@ -134,8 +160,9 @@ export function buildLog(commands: readonly LogCommand[], session = new Session(
       }
       case 'boundary':
         if (step > 0) append({ type: 'step/end', data: { turn, step } });
-        if (turn > 0) append({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } });
+        if (open) append({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } });
         append({ type: 'turn/start', data: { turn: ++turn } });
+        open = true;
         step = 0;
         break;
       case 'extension':
