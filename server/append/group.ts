@@ -16,12 +16,26 @@ export interface PlannedAppend {
      * without an idempotency key: built from the seq the append's first event gets (e.g. the audit of a redaction
      * at append, which names the redacted seqs). It is no part of the append's ack or of its idempotency key.
      */
-    readonly trailer?: ((firstSeq: number) => EventDraft) | undefined;
+    readonly trailer?: AppendTrailer | undefined;
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
-  /** JSON size of its events in bytes (measured when the append was taken, `assertDraftSizes`). */
+  /**
+   * JSON size of its events in bytes (measured when the append was taken, `assertDraftSizes`), with its trailer's
+   * `maxBytes`.
+   */
   readonly bytes: number;
+}
+
+/** An event committed right behind an append's own, in the same commit (see `PlannedAppend.input.trailer`). */
+export interface AppendTrailer {
+  /** The event, from the seq the append's first event gets. */
+  readonly build: (firstSeq: number) => EventDraft;
+  /**
+   * An upper bound of its JSON size (bytes), whatever seqs it gets: counted with the append's own bytes in the
+   * group's byte limit, so a group with trailers stays within it like one without.
+   */
+  readonly maxBytes: number;
 }
 
 /** How big one group commit may get: never more than one append may hold. */
@@ -88,7 +102,7 @@ export function planGroup<T extends PlannedAppend>(
     trailing.push(count - events.length);
     const firstSeq = log.length + drafts.length;
     for (const draft of events) drafts.push(draft);
-    if (trailer !== undefined) drafts.push(trailer(firstSeq));
+    if (trailer !== undefined) drafts.push(trailer.build(firstSeq));
     if (idempotencyKey !== undefined) keys.add(idempotencyKey);
   }
   const first = items[0];

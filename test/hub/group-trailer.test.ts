@@ -6,7 +6,10 @@ import { LogValidator } from '../../shared/log-validator.ts';
 import type { EventDraft } from '../../shared/index.ts';
 
 const note = (text: string): EventDraft => ({ type: 'app/note', data: { text } });
-const marker = (firstSeq: number): EventDraft => ({ type: 'audit/redaction', data: { firstSeq } });
+const marker = {
+  build: (firstSeq: number): EventDraft => ({ type: 'audit/redaction', data: { firstSeq } }),
+  maxBytes: 0,
+};
 
 function append(events: EventDraft[], options: { key?: string; trailer?: boolean } = {}): PlannedAppend {
   return {
