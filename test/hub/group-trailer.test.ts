@@ -67,7 +67,10 @@ describe('planGroup with trailers', () => {
   it('fails the append whose trailer does not validate, and commits the ones before it', () => {
     const log = new LogValidator();
     const bad = append([note('b')]);
-    const broken: PlannedAppend = { ...bad, input: { ...bad.input, trailer: () => ({ type: '', data: {} }) } };
+    const broken: PlannedAppend = {
+      ...bad,
+      input: { ...bad.input, trailer: { build: () => ({ type: '', data: {} }), maxBytes: 0 } },
+    };
     const plan = planGroup([append([note('a')], { trailer: true }), broken], log, { maxEvents: 10, maxBytes: 1000 });
     expect(plan.kind === 'group' && plan.items.length).toBe(1);
     const alone = planGroup([broken], log, { maxEvents: 10, maxBytes: 1000 });
