@@ -20,10 +20,7 @@ export interface PlannedAppend {
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
-  /**
-   * JSON size of its events in bytes (measured when the append was taken, `assertDraftSizes`), with its trailer's
-   * `maxBytes`.
-   */
+  /** JSON size of its events in bytes (measured when the append was taken, `assertDraftSizes`). */
   readonly bytes: number;
 }
 
@@ -42,7 +39,10 @@ export interface AppendTrailer {
 export interface GroupLimits {
   /** Most events in one group (the per-append limit). An append alone may always form a group. */
   readonly maxEvents: number;
-  /** Most bytes (JSON of the events) in one group (the frame limit). An append alone may always form a group. */
+  /**
+   * Most bytes (JSON of the events, trailers counted at their `maxBytes`) in one group (the frame limit). An append
+   * alone may always form a group.
+   */
   readonly maxBytes: number;
 }
 
@@ -88,6 +88,7 @@ export function planGroup<T extends PlannedAppend>(
     if (!item.ready) break;
     const { expectedSeq, idempotencyKey, events, trailer } = item.input;
     const count = events.length + (trailer === undefined ? 0 : 1);
+    const itemBytes = item.bytes + (trailer?.maxBytes ?? 0);
     if (expectedSeq !== undefined && expectedSeq !== log.length + drafts.length) {
       if (items.length === 0) return { kind: 'seq-mismatch', item };
       break;
@@ -95,8 +96,8 @@ export function planGroup<T extends PlannedAppend>(
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
     if (items.length > 0 && item.input.time !== items[0]!.input.time) break;
     if (items.length > 0 && drafts.length + count > limits.maxEvents) break;
-    if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
-    bytes += item.bytes;
+    if (items.length > 0 && bytes + itemBytes > limits.maxBytes) break;
+    bytes += itemBytes;
     items.push(item);
     counts.push(count);
     trailing.push(count - events.length);

@@ -153,7 +153,7 @@ export class AppendPipeline {
     }
     let bytes: number;
     try {
-      bytes = assertDraftSizes(input.events, this.#deps.limits) + (input.trailer?.maxBytes ?? 0);
+      bytes = assertDraftSizes(input.events, this.#deps.limits);
     } catch (error) {
       return Promise.reject(error);
     }

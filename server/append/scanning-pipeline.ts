@@ -36,7 +36,7 @@ export class ScanningPipeline extends AppendPipeline {
     this.#scanner = scanner;
     if (scanner.mode !== 'redact') return;
     const { maxEventsPerAppend, maxEventBytes } = deps.limits;
-    const widest = auditBytes(scanner.patternNames, maxEventsPerAppend);
+    const widest = scanAuditMaxBytes(scanner.patternNames, maxEventsPerAppend);
     if (widest > maxEventBytes) {
       throw new LimitsConfigError(
         `--secrets redact: the audit of an append of ${maxEventsPerAppend} redacted events may be ${widest} bytes, ` +
@@ -66,7 +66,7 @@ function reasonOf(names: readonly string[]): string {
 }
 
 /** The JSON size of a scan's audit naming `names` and `count` seqs, each as wide as a seq can be. */
-function auditBytes(names: readonly string[], count: number): number {
+export function scanAuditMaxBytes(names: readonly string[], count: number): number {
   const seqs = new Array<number>(count).fill(Number.MAX_SAFE_INTEGER);
   const draft = auditDraft(SECRET_SCAN_PRINCIPAL, reasonOf(names), seqs, DIGEST_SHAPE);
   return assertDraftSizes([draft], { maxEventBytes: Number.POSITIVE_INFINITY, maxEventDepth: 64 });
@@ -84,6 +84,6 @@ function auditOf(finding: SecretFinding): AppendTrailer {
         finding.indexes.map((index) => firstSeq + index),
         digest,
       ),
-    maxBytes: auditBytes(finding.names, finding.indexes.length),
+    maxBytes: scanAuditMaxBytes(finding.names, finding.indexes.length),
   };
 }

@@ -64,6 +64,19 @@ describe('planGroup with trailers', () => {
     expect(alone.kind === 'group' && alone.trailers[0]?.events.length).toBe(1);
   });
 
+  it('counts a trailer’s size bound against the group’s bytes (the audit of a scan adds to the live frame)', () => {
+    const log = new LogValidator();
+    const audited = (text: string, maxBytes: number): PlannedAppend => {
+      const plain = append([note(text)]);
+      return { ...plain, bytes: 400, input: { ...plain.input, trailer: { ...marker, maxBytes } } };
+    };
+    // 400 + 400 fit 1000, but not with their audits' 150 each: the second waits for the next group.
+    const split = planGroup([audited('a', 150), audited('b', 150)], log, { maxEvents: 100, maxBytes: 1000 });
+    expect(split.kind === 'group' && split.items.length).toBe(1);
+    const together = planGroup([audited('a', 100), audited('b', 100)], log, { maxEvents: 100, maxBytes: 1000 });
+    expect(together.kind === 'group' && together.items.length).toBe(2);
+  });
+
   it('fails the append whose trailer does not validate, and commits the ones before it', () => {
     const log = new LogValidator();
     const bad = append([note('b')]);
