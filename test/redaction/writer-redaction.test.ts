@@ -3,8 +3,6 @@
 // SEQ_CONFLICT on its next append. Through the ack's `trailerEvents` it moves its seqs (and the seqs its queued
 // calls cite) past the audit: the stream goes on, exactly once, and means what the agent wrote.
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
-import { decodeFrame } from '../../shared/codec.ts';
 import { AgentWriter, HubClient } from '../../client/index.ts';
 import { trailerSeqsOf } from '../../client/committed.ts';
 import type { OpenAIChatChunkLike } from '../../client/provider-streams/index.ts';
@@ -13,6 +11,7 @@ import { deriveMessages, validateLifecycle, type SessionEvent } from '../../shar
 import { storeEngines, type Engine } from '../helpers/engines.ts';
 import { test as it } from '../helpers/fixtures.ts';
 import { startHub, type TestHub } from '../helpers/hub.ts';
+import { WsRelay } from '../client/ws-relay.ts';
 
 const SECRET = 'sk-live0123456789abcdefghijKLMN';
 
@@ -123,16 +122,16 @@ describe.each(storeEngines('writer-redaction:'))('AgentWriter with --secrets red
   });
 
   it('a writer whose ack was lost gets it again from the retry (duplicate) and goes on past the audit', async () => {
-    const relay = await AckDroppingRelay.start(hub.wsUrl);
+    const relay = await WsRelay.start(hub.wsUrl);
     const viaRelay = new HubClient({ url: relay.wsUrl, reconnect: { initialDelayMs: 1, maxDelayMs: 20 } });
     try {
       const writer = await AgentWriter.attach(viaRelay, 'writer/lost-ack', { events: [] });
-      relay.dropNextAck = true;
+      relay.cutOnNextAck = true;
       void writer.userMessage(`my key is ${SECRET}`);
       await onTheWire();
       void writer.userMessage('and more'); // queued behind the append whose ack is lost
       await writer.flush();
-      expect(relay.dropped).toBe(1);
+      expect(relay.acksCut).toBe(1);
       const log = await logOf('writer/lost-ack');
       expect(log.map((event) => event.type)).toEqual(['user/message', REDACTION_AUDIT_TYPE, 'user/message']);
       expect(writer.nextSeq).toBe(3);
@@ -147,68 +146,3 @@ describe.each(storeEngines('writer-redaction:'))('AgentWriter with --secrets red
     expect(trailerSeqsOf(committed)).toEqual([]);
   });
 });
-
-/**
- * A WebSocket relay in front of the hub that, when told, cuts both connections on the next `ack` from the hub
- * instead of passing it on: the append committed and its writer never heard (it re-sends it on the next one).
- */
-class AckDroppingRelay {
-  dropNextAck = false;
-  dropped = 0;
-  readonly #server: WebSocketServer;
-  readonly #sockets = new Set<WebSocket>();
-
-  private constructor(server: WebSocketServer, upstreamUrl: string) {
-    this.#server = server;
-    server.on('connection', (client) => this.#relay(client, new WebSocket(upstreamUrl)));
-  }
-
-  static async start(upstreamUrl: string): Promise<AckDroppingRelay> {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    return new AckDroppingRelay(server, upstreamUrl);
-  }
-
-  get wsUrl(): string {
-    const address = this.#server.address();
-    if (address === null || typeof address === 'string') throw new Error('relay not listening on a port');
-    return `ws://127.0.0.1:${address.port}/v1/ws`;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.terminate();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  #relay(client: WebSocket, upstream: WebSocket): void {
-    const queued: { data: Buffer; binary: boolean }[] = [];
-    for (const socket of [client, upstream]) this.#sockets.add(socket);
-    const end = (): void => {
-      for (const socket of [client, upstream]) {
-        this.#sockets.delete(socket);
-        socket.terminate();
-      }
-    };
-    client.on('message', (data: Buffer, binary) => {
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
-      else queued.push({ data, binary });
-    });
-    upstream.on('open', () => {
-      for (const { data, binary } of queued.splice(0)) upstream.send(data, { binary });
-    });
-    upstream.on('message', (data: Buffer, binary) => {
-      const message = decodeFrame(binary ? new Uint8Array(data) : data.toString()) as { type?: unknown };
-      if (this.dropNextAck && message.type === 'ack') {
-        this.dropNextAck = false;
-        this.dropped++;
-        end();
-        return;
-      }
-      client.send(data, { binary });
-    });
-    for (const socket of [client, upstream]) {
-      socket.on('close', end);
-      socket.on('error', end);
-    }
-  }
-}
