@@ -21,8 +21,8 @@ const DIGEST_SHAPE = `sha256:${'0'.repeat(64)}`;
  * events in the same commit (the append's trailer: all or none, so a node dying cannot keep one without the
  * other). The ack names the append's own events, and with `trailerEvents: 1` the audit behind them (so a writer
  * numbering its appends moves past it); a retry under the same idempotency key is a duplicate, commits no second
- * audit, and its ack says `trailerEvents: 1` too (the same events hold the same secrets: the commit it repeats
- * had its audit).
+ * audit, and its ack says `trailerEvents: 1` too (it is a duplicate only when its redacted events equal the stored
+ * ones, so the commit it repeats was redacted and had its audit; one stored unscanned differs: IDEMPOTENCY_MISMATCH).
  *
  * Limits: the audit's size is bounded (its seqs at the widest), counted with the append's bytes in the group's
  * byte limit; and in `redact` mode the node refuses to start (`LimitsConfigError`) when the audit of an append of
