@@ -141,6 +141,36 @@ describe.each(storeEngines('writer-redaction:'))('AgentWriter with --secrets red
     }
   });
 
+  it('moves past the audit of its recover() append too (a pattern matching the repair text)', async () => {
+    const sessionId = 'writer/recover';
+    const scanning = await startHub({
+      store: engine.store,
+      secrets: { mode: 'redact', patterns: ['Tool call interrupted'] },
+    });
+    const viaScanning = new HubClient({ url: scanning.wsUrl });
+    try {
+      const crashed = await AgentWriter.attach(viaScanning, sessionId);
+      void crashed.userMessage('run it');
+      void crashed.startTurn();
+      void crashed.startStep();
+      void crashed.toolCall({ callId: 'c9', name: 'env', arguments: {} });
+      await crashed.flush(); // the turn stays open: its writer "crashed"
+      const writer = await AgentWriter.attach(viaScanning, sessionId);
+      const repaired = writer.recover();
+      await onTheWire();
+      void writer.userMessage('after the repair'); // queued behind the repair, whose audit takes its seq
+      expect((await repaired).map((event) => event.type)).toEqual(['tool/result', 'step/end', 'turn/end']);
+      await writer.flush();
+      const log = await logOf(sessionId);
+      expect(log.slice(-3).map((event) => event.type)).toEqual(['turn/end', REDACTION_AUDIT_TYPE, 'user/message']);
+      expect(writer.nextSeq).toBe(log.length);
+      expect(validateLifecycle(log, { complete: true })).toEqual([]);
+    } finally {
+      viaScanning.close();
+      await scanning.close();
+    }
+  });
+
   it('an append without a secret has no trailer', async () => {
     const committed = await client.append('writer/plain', { type: 'app/note', data: { text: 'nothing here' } });
     expect(trailerSeqsOf(committed)).toEqual([]);
