@@ -9,7 +9,7 @@ import type {
 import type { JsonObject, JsonValue } from '../shared/json.ts';
 import { isKnownType, repairInterrupted } from '../shared/index.ts';
 import { checkTimeoutMs } from './options-check.ts';
-import { prepareDraft } from './committed.ts';
+import { prepareDraft, trailerSeqsOf } from './committed.ts';
 import { ClientErrorCode, HubClientError } from './errors.ts';
 import type { HubClient } from './hub-client.ts';
 import { randomUuid } from './random-id.ts';
@@ -29,19 +29,7 @@ import type {
 import type { SessionLogRead } from './read-log.ts';
 import { emptyWriterState, foldEvent, systemPromptSeq, toolResultNode } from './writer-state.ts';
 import type { WriterState } from './writer-state.ts';
-
-/** What the writer appends: a typed draft of a known event, or an extension event. */
-type WriterDraft = KnownEventDraft | { readonly type: string; readonly data: JsonValue };
-
-interface Queued {
-  /** As it goes on the wire: copied and checked at the call (`prepareDraft`). */
-  readonly draft: WriterDraft;
-  /** Its encoded size: what it adds to the append frame. */
-  readonly bytes: number;
-  readonly seq: number;
-  readonly resolve: (event: SessionEvent) => void;
-  readonly reject: (error: unknown) => void;
-}
+import { skipTrailer, takeBatch, type Queued, type WriterDraft } from './writer-queue.ts';
 
 /**
  * Writes a well-formed session through a `HubClient`: turns and steps numbered correctly (continuing an existing
@@ -51,7 +39,10 @@ interface Queued {
  *
  * Batching: calls are queued in order and sent as appends of up to `maxBatchEvents` events that fit the client's
  * `maxFrameBytes`, one append in flight at a time, each with `expectedSeq` (this writer must be the session's only
- * writer) and an idempotency key (so reconnects never duplicate). Chunks stay separate events; they are only
+ * writer) and an idempotency key (so reconnects never duplicate). When the hub commits an event of its own right
+ * behind an append (the audit of `serve --secrets redact`: the ack's `trailerEvents`), the writer moves every seq
+ * it assigned since past it, the queued calls' `sourceEventSeqs` and replace ranges too (`skipTrailer`), so
+ * scanning never breaks its stream. Chunks stay separate events; they are only
  * grouped into appends. Each call's promise resolves with its committed event; you need not await each one, but
  * await `flush()` (or a later call) to see a failure. After a failure (e.g. SEQ_CONFLICT, TIMEOUT) the writer is
  * broken: every call rejects with that error; `attach` again to continue from what the hub holds. No promise the
@@ -302,6 +293,10 @@ export class AgentWriter {
     };
     const recovery = this.#client
       .append(this.sessionId, drafts as readonly WriterDraft[], options)
+      .then((events) => {
+        skipTrailer(this.#queue, this.#state, trailerSeqsOf(events));
+        return events;
+      })
       .catch((error: unknown) => {
         this.#fail(error, []);
         throw error;
@@ -384,6 +379,7 @@ export class AgentWriter {
       .then(
         (events) => {
           batch.forEach((item, index) => item.resolve(events[index]!));
+          skipTrailer(this.#queue, this.#state, trailerSeqsOf(events));
         },
         (error: unknown) => this.#fail(error, batch),
       )
@@ -393,21 +389,11 @@ export class AgentWriter {
       });
   }
 
-  /**
-   * Take the next append's drafts off the queue: up to `maxBatchEvents` (or the hub's own `maxEventsPerAppend`
-   * when it announced a smaller one), and no more than fit in the client's `maxFrameBytes` (else the whole batch
-   * would fail with FRAME_TOO_LARGE). Always at least one: a draft too big on its own fails with FRAME_TOO_LARGE.
-   */
+  /** The next append: up to `maxBatchEvents` (or the hub's smaller `maxEventsPerAppend`) within `maxFrameBytes`. */
   #nextBatch(): Queued[] {
-    const maxBatch = Math.min(this.#maxBatch, this.#client.maxEventsPerAppend ?? Number.POSITIVE_INFINITY);
-    let bytes = this.#frameOverhead;
-    let count = 0;
-    for (const item of this.#queue) {
-      bytes += item.bytes;
-      if (count === maxBatch || (count > 0 && bytes > this.#client.maxFrameBytes)) break;
-      count++;
-    }
-    return this.#queue.splice(0, count);
+    const maxEvents = Math.min(this.#maxBatch, this.#client.maxEventsPerAppend ?? Number.POSITIVE_INFINITY);
+    const { maxFrameBytes } = this.#client;
+    return takeBatch(this.#queue, { maxEvents, frameOverhead: this.#frameOverhead, maxFrameBytes });
   }
 
   #fail(error: unknown, batch: readonly Queued[]): void {

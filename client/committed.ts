@@ -26,8 +26,27 @@ export function prepareDraft(draft: EventDraft, index: number): OutgoingDraft {
   }
 }
 
+/**
+ * The seqs the hub committed right behind an acknowledged append's events, in the same commit (`ack.trailerEvents`:
+ * the audit of a redaction at append), keyed by the events array `committedEvents` returned for that ack. A writer
+ * numbering its appends (`AgentWriter`) reads them with `trailerSeqsOf` to move its next seq past them.
+ */
+const trailers = new WeakMap<readonly SessionEvent[], readonly number[]>();
+
+/** The seqs the append that returned `events` (from `HubClient.append`) left to a trailer; empty when none. */
+export function trailerSeqsOf(events: readonly SessionEvent[]): readonly number[] {
+  return trailers.get(events) ?? [];
+}
+
 /** The committed events of an acknowledged append: the drafts with the ack's seqs and commit time. */
 export function committedEvents(drafts: readonly OutgoingDraft[], ack: AckMessage): SessionEvent[] {
+  const events = ackedEvents(drafts, ack);
+  const count = ack.trailerEvents ?? 0;
+  if (count > 0) trailers.set(events, Object.freeze(Array.from({ length: count }, (_, i) => ack.lastSeq + 1 + i)));
+  return events;
+}
+
+function ackedEvents(drafts: readonly OutgoingDraft[], ack: AckMessage): SessionEvent[] {
   if (ack.lastSeq - ack.firstSeq + 1 !== drafts.length) {
     throw new HubClientError(
       ClientErrorCode.PROTOCOL,

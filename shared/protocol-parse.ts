@@ -257,8 +257,8 @@ export function parseServerMessage(value: unknown): ServerMessage {
         return reader.fail(`snapshot.state: ${(error as Error).message}`);
       }
     }
-    case 'ack':
-      return {
+    case 'ack': {
+      const ack = {
         type,
         id: reader.index('id'),
         sessionId: reader.string('sessionId'),
@@ -268,6 +268,13 @@ export function parseServerMessage(value: unknown): ServerMessage {
         time: reader.index('time'),
         duplicate: reader.boolean('duplicate'),
       };
+      const trailerEvents = reader.optionalIndex('trailerEvents');
+      if (trailerEvents === undefined) return ack;
+      if (trailerEvents < 1 || trailerEvents > PROTOCOL_BOUNDS.trailerEvents) {
+        return reader.fail(`field "trailerEvents" must be 1 to ${PROTOCOL_BOUNDS.trailerEvents}`);
+      }
+      return { ...ack, trailerEvents };
+    }
     case 'forked': {
       const [id, sessionId, epoch, headSeq] = [
         reader.index('id'),

@@ -49,6 +49,8 @@ export const PROTOCOL_BOUNDS = Object.freeze({
   eventTypeUnits: 256,
   /** Entries of an event's `sourceEventSeqs`. */
   sourceEventSeqs: 10_000,
+  /** `ack.trailerEvents`: events a hub commits behind an append's own (today at most 1, a scan's audit). */
+  trailerEvents: 16,
 });
 
 // ---- client -> hub -------------------------------------------------------------------------------------------
@@ -235,6 +237,12 @@ export interface AckMessage {
   readonly time: number;
   /** True when the idempotency key had already committed: the original seqs are returned. */
   readonly duplicate: boolean;
+  /**
+   * Events the hub committed right behind this append's own, in the same commit: they took seqs `lastSeq + 1` to
+   * `lastSeq + trailerEvents`, so the session's next seq is past them. Today only the `audit/redaction` of a
+   * redaction at append (`serve --secrets redact`). Absent when none (1 to `PROTOCOL_BOUNDS.trailerEvents`).
+   */
+  readonly trailerEvents?: number;
 }
 
 /** The client's position is void (epoch changed: the session's data was lost). Restart from seq 0. */

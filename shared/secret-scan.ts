@@ -122,6 +122,11 @@ export class SecretScanner {
     this.#patterns = [...BUILT_IN.map(({ name, pattern }) => builtIn(name, pattern)), ...compiled];
   }
 
+  /** The name of every pattern (what a finding's `names` may hold): the built-in ones, `private-key`, the user's. */
+  get patternNames(): readonly string[] {
+    return ['private-key', ...this.#patterns.map((pattern) => pattern.name)];
+  }
+
   /** The append with its secrets replaced, and what was found; undefined when there is none. */
   scan(events: readonly EventDraft[]): SecretFinding | undefined {
     const names = new Set<string>();

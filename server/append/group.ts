@@ -16,7 +16,7 @@ export interface PlannedAppend {
      * without an idempotency key: built from the seq the append's first event gets (e.g. the audit of a redaction
      * at append, which names the redacted seqs). It is no part of the append's ack or of its idempotency key.
      */
-    readonly trailer?: ((firstSeq: number) => EventDraft) | undefined;
+    readonly trailer?: AppendTrailer | undefined;
   };
   /** Only ready appends (authorized) may join a group. */
   readonly ready: boolean;
@@ -24,11 +24,25 @@ export interface PlannedAppend {
   readonly bytes: number;
 }
 
+/** An event committed right behind an append's own, in the same commit (see `PlannedAppend.input.trailer`). */
+export interface AppendTrailer {
+  /** The event, from the seq the append's first event gets. */
+  readonly build: (firstSeq: number) => EventDraft;
+  /**
+   * An upper bound of its JSON size (bytes), whatever seqs it gets: counted with the append's own bytes in the
+   * group's byte limit, so a group with trailers stays within it like one without.
+   */
+  readonly maxBytes: number;
+}
+
 /** How big one group commit may get: never more than one append may hold. */
 export interface GroupLimits {
   /** Most events in one group (the per-append limit). An append alone may always form a group. */
   readonly maxEvents: number;
-  /** Most bytes (JSON of the events) in one group (the frame limit). An append alone may always form a group. */
+  /**
+   * Most bytes (JSON of the events, trailers counted at their `maxBytes`) in one group (the frame limit). An append
+   * alone may always form a group.
+   */
   readonly maxBytes: number;
 }
 
@@ -74,6 +88,7 @@ export function planGroup<T extends PlannedAppend>(
     if (!item.ready) break;
     const { expectedSeq, idempotencyKey, events, trailer } = item.input;
     const count = events.length + (trailer === undefined ? 0 : 1);
+    const itemBytes = item.bytes + (trailer?.maxBytes ?? 0);
     if (expectedSeq !== undefined && expectedSeq !== log.length + drafts.length) {
       if (items.length === 0) return { kind: 'seq-mismatch', item };
       break;
@@ -81,14 +96,14 @@ export function planGroup<T extends PlannedAppend>(
     if (idempotencyKey !== undefined && keys.has(idempotencyKey)) break;
     if (items.length > 0 && item.input.time !== items[0]!.input.time) break;
     if (items.length > 0 && drafts.length + count > limits.maxEvents) break;
-    if (items.length > 0 && bytes + item.bytes > limits.maxBytes) break;
-    bytes += item.bytes;
+    if (items.length > 0 && bytes + itemBytes > limits.maxBytes) break;
+    bytes += itemBytes;
     items.push(item);
     counts.push(count);
     trailing.push(count - events.length);
     const firstSeq = log.length + drafts.length;
     for (const draft of events) drafts.push(draft);
-    if (trailer !== undefined) drafts.push(trailer(firstSeq));
+    if (trailer !== undefined) drafts.push(trailer.build(firstSeq));
     if (idempotencyKey !== undefined) keys.add(idempotencyKey);
   }
   const first = items[0];

@@ -8,7 +8,15 @@ import { duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome 
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
-import { ownEvents, planGroup, storeBatches, type GroupLimits, type GroupPlan, type PlannedAppend } from './group.ts';
+import {
+  ownEvents,
+  planGroup,
+  storeBatches,
+  type AppendTrailer,
+  type GroupLimits,
+  type GroupPlan,
+  type PlannedAppend,
+} from './group.ts';
 import { ownedIdempotencyKey } from './owned-key.ts';
 import {
   StoreUnavailableError,
@@ -31,7 +39,7 @@ export interface AppendInput {
   /** Import mode (the caller checked the `admin` right): the commit time to store instead of the store's clock. */
   readonly time?: number | undefined;
   /** Server-side only: an event committed behind the append's, in the same commit (see `PlannedAppend`). */
-  readonly trailer?: ((firstSeq: number) => EventDraft) | undefined;
+  readonly trailer?: AppendTrailer | undefined;
 }
 
 export type { AppendOutcome } from './outcome.ts';
@@ -326,7 +334,9 @@ export class AppendPipeline {
             const mine = own[index]!;
             const { seq: firstSeq, time } = mine[0]!;
             const lastSeq = mine[mine.length - 1]!.seq;
-            item.resolve({ sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine });
+            const trailerEvents = trailers[index]?.events.length ?? 0;
+            const ack = { sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine };
+            item.resolve(trailerEvents === 0 ? ack : { ...ack, trailerEvents });
           });
         } finally {
           const handoff = new Promise<void>((resolve) =>

@@ -374,6 +374,7 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
   // The events were decoded from this request's body and nothing else holds them: validation freezes them in place.
   for (const event of message.events) adoptDecodedJson(event.data);
   const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
-  const { epoch, firstSeq, lastSeq, time, duplicate } = outcome;
-  return { status: duplicate ? 200 : 201, body: { sessionId, epoch, firstSeq, lastSeq, time, duplicate } };
+  const { epoch, firstSeq, lastSeq, time, duplicate, trailerEvents } = outcome;
+  const reply = { sessionId, epoch, firstSeq, lastSeq, time, duplicate };
+  return { status: duplicate ? 200 : 201, body: trailerEvents === undefined ? reply : { ...reply, trailerEvents } };
 }

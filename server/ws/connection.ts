@@ -348,8 +348,9 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
       fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
     }
-    const { sessionId, epoch, firstSeq, lastSeq, time, duplicate } = outcome;
-    this.send({ type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate });
+    const { sessionId, epoch, firstSeq, lastSeq, time, duplicate, trailerEvents } = outcome;
+    const ack = { type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate } as const;
+    this.send(trailerEvents === undefined ? ack : { ...ack, trailerEvents });
   }
 
   async #authorize(action: HubAction, sessionId: string): Promise<void> {

@@ -1,10 +1,18 @@
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { decodeFrame } from '../../shared/codec.ts';
 
 /**
  * A WebSocket relay in front of a hub node: every client connection is relayed frame by frame (binary stays
- * binary) to its own connection to the hub, and a test can inject extra frames towards the clients.
+ * binary) to its own connection to the hub, and a test can inject extra frames towards the clients, or lose an ack.
  */
 export class WsRelay {
+  /**
+   * When set, the next `ack` from the hub is not passed on: both connections of that client are cut instead (the
+   * append committed and its writer never heard; it re-sends it on its next connection). Cleared once done.
+   */
+  cutOnNextAck = false;
+  /** Acks lost that way so far. */
+  acksCut = 0;
   readonly #server: WebSocketServer;
   readonly #clients = new Set<WebSocket>();
   readonly #upstreamUrl: string;
@@ -53,15 +61,29 @@ export class WsRelay {
     upstream.on('open', () => {
       for (const { data, binary } of queued.splice(0)) upstream.send(data, { binary });
     });
-    upstream.on('message', (data, binary) => client.send(data, { binary }));
     const end = (): void => {
       this.#clients.delete(client);
       client.terminate();
       upstream.terminate();
     };
+    upstream.on('message', (data, binary) => {
+      if (this.cutOnNextAck && isAck(data, binary)) {
+        this.cutOnNextAck = false;
+        this.acksCut++;
+        end();
+        return;
+      }
+      client.send(data, { binary });
+    });
     client.on('close', end);
     upstream.on('close', end);
     client.on('error', end);
     upstream.on('error', end);
   }
+}
+
+function isAck(data: RawData, binary: boolean): boolean {
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+  const message = decodeFrame(binary ? new Uint8Array(bytes) : bytes.toString()) as { readonly type?: unknown };
+  return message.type === 'ack';
 }

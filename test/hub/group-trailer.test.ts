@@ -6,7 +6,10 @@ import { LogValidator } from '../../shared/log-validator.ts';
 import type { EventDraft } from '../../shared/index.ts';
 
 const note = (text: string): EventDraft => ({ type: 'app/note', data: { text } });
-const marker = (firstSeq: number): EventDraft => ({ type: 'audit/redaction', data: { firstSeq } });
+const marker = {
+  build: (firstSeq: number): EventDraft => ({ type: 'audit/redaction', data: { firstSeq } }),
+  maxBytes: 0,
+};
 
 function append(events: EventDraft[], options: { key?: string; trailer?: boolean } = {}): PlannedAppend {
   return {
@@ -61,10 +64,26 @@ describe('planGroup with trailers', () => {
     expect(alone.kind === 'group' && alone.trailers[0]?.events.length).toBe(1);
   });
 
+  it('counts a trailer’s size bound against the group’s bytes (the audit of a scan adds to the live frame)', () => {
+    const log = new LogValidator();
+    const audited = (text: string, maxBytes: number): PlannedAppend => {
+      const plain = append([note(text)]);
+      return { ...plain, bytes: 400, input: { ...plain.input, trailer: { ...marker, maxBytes } } };
+    };
+    // 400 + 400 fit 1000, but not with their audits' 150 each: the second waits for the next group.
+    const split = planGroup([audited('a', 150), audited('b', 150)], log, { maxEvents: 100, maxBytes: 1000 });
+    expect(split.kind === 'group' && split.items.length).toBe(1);
+    const together = planGroup([audited('a', 100), audited('b', 100)], log, { maxEvents: 100, maxBytes: 1000 });
+    expect(together.kind === 'group' && together.items.length).toBe(2);
+  });
+
   it('fails the append whose trailer does not validate, and commits the ones before it', () => {
     const log = new LogValidator();
     const bad = append([note('b')]);
-    const broken: PlannedAppend = { ...bad, input: { ...bad.input, trailer: () => ({ type: '', data: {} }) } };
+    const broken: PlannedAppend = {
+      ...bad,
+      input: { ...bad.input, trailer: { build: () => ({ type: '', data: {} }), maxBytes: 0 } },
+    };
     const plan = planGroup([append([note('a')], { trailer: true }), broken], log, { maxEvents: 10, maxBytes: 1000 });
     expect(plan.kind === 'group' && plan.items.length).toBe(1);
     const alone = planGroup([broken], log, { maxEvents: 10, maxBytes: 1000 });

@@ -116,6 +116,11 @@ describe('parseServerMessage', () => {
       duplicate: false,
     };
     expect(parseServerMessage(ack)).toEqual(ack);
+    // The seqs a trailer took behind the append (a scan's audit): 1 to PROTOCOL_BOUNDS.trailerEvents, when present.
+    expect(parseServerMessage({ ...ack, trailerEvents: 1 })).toEqual({ ...ack, trailerEvents: 1 });
+    for (const trailerEvents of [0, 17, -1, 1.5, '1']) {
+      expect(() => parseServerMessage({ ...ack, trailerEvents })).toThrow(/trailerEvents/);
+    }
     expect(parseServerMessage({ type: 'live', sessionId: 's', headSeq: -1 })).toEqual({
       type: 'live',
       sessionId: 's',
