@@ -1,5 +1,6 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import type { ArchiveLeaseStore } from '../store/archive-lease.ts';
+import type { RestoreStore } from '../store/restore-store.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import type {
   CommitRequest,
@@ -68,6 +69,9 @@ export class TieredStore implements EventStore {
   }
   get archiveLease(): ArchiveLeaseStore {
     return this.hot.archiveLease;
+  }
+  get restore(): RestoreStore {
+    return this.hot.restore;
   }
   get retention(): RetentionStore {
     return this.#retention;
@@ -163,7 +167,11 @@ export class TieredStore implements EventStore {
     const hotFirst = head.firstSeq ?? 0;
     if (fromSeq >= hotFirst) return undefined;
     const cold = await this.#coldOf(sessionId, head.epoch, hotFirst);
-    if (cold === undefined) throw gone;
+    if (cold === undefined) {
+      // A restore may have put the prefix back in the hot log and deleted the archive since the head: read again.
+      if (((await this.hot.head(sessionId)).firstSeq ?? 0) < hotFirst) return undefined;
+      throw gone;
+    }
     if (fromSeq < cold.startSeq) throw new StoreTrimmedError(sessionId, fromSeq, cold.startSeq);
     const budget = maxBytes ?? Number.MAX_SAFE_INTEGER;
     const page = await this.archive.read(sessionId, fromSeq, Math.min(limit, hotFirst - fromSeq), budget);

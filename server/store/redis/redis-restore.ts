@@ -1,0 +1,90 @@
+import { StoreDataError } from '../event-store.ts';
+import {
+  checkStageRequest,
+  checkSwapRequest,
+  type RestoreStageRequest,
+  type RestoreStageResult,
+  type RestoreStore,
+  type RestoreSwapRequest,
+  type RestoreSwapResult,
+} from '../restore-store.ts';
+import { validateSessionId } from '../session-id.ts';
+import type { RedisClient } from './redis-connection.ts';
+import { sessionKeys } from './redis-keys.ts';
+import { STAGE_SCRIPT, SWAP_SCRIPT } from './redis-restore-scripts.ts';
+import type { RedisCall } from './redis-snapshots.ts';
+
+interface RestoreCommands {
+  shRestoreStage(stage: string, ...args: (string | Uint8Array)[]): Promise<unknown>;
+  shRestoreSwap(
+    log: string,
+    epoch: string,
+    idempotency: string,
+    stage: string,
+    expectedEpoch: string,
+    maxCopy: string,
+  ): Promise<unknown>;
+}
+
+const SWAP_STATUSES: readonly string[] = ['swapped', 'behind', 'conflict', 'gap'] satisfies RestoreSwapResult['status'][];
+
+/** `EventStore.restore` of the Redis engine: a stage stream beside the log and two scripts (redis-restore-scripts.ts). */
+export class RedisRestore implements RestoreStore {
+  readonly #redis: RedisClient & RestoreCommands;
+  readonly #prefix: string;
+  readonly #call: RedisCall;
+
+  constructor(redis: RedisClient, prefix: string, call: RedisCall) {
+    redis.defineCommand('shRestoreStage', { numberOfKeys: 1, lua: STAGE_SCRIPT });
+    redis.defineCommand('shRestoreSwap', { numberOfKeys: 4, lua: SWAP_SCRIPT });
+    this.#redis = redis as RedisClient & RestoreCommands;
+    this.#prefix = prefix;
+    this.#call = call;
+  }
+
+  async stage(request: RestoreStageRequest): Promise<RestoreStageResult> {
+    checkStageRequest(request);
+    const keys = sessionKeys(this.#prefix, request.sessionId);
+    const args: (string | Uint8Array)[] = [String(request.firstSeq), String(request.ttlMs)];
+    request.bodies.forEach((body, index) => args.push(body, String(request.times[index])));
+    const reply = await this.#call('restore', () => this.#redis.shRestoreStage(keys.restoreStage, ...args));
+    if (!Array.isArray(reply) || reply.length !== 2 || !['staged', 'gap'].includes(String(reply[0]))) {
+      throw new StoreDataError("redis restore: the reply is not the stage script's");
+    }
+    const [status, nextSeq] = reply as [RestoreStageResult['status'], number];
+    return { status, nextSeq };
+  }
+
+  async swap(request: RestoreSwapRequest): Promise<RestoreSwapResult> {
+    checkSwapRequest(request);
+    const keys = sessionKeys(this.#prefix, request.sessionId);
+    const reply = await this.#call('restore', () =>
+      this.#redis.shRestoreSwap(
+        keys.log,
+        keys.epoch,
+        keys.idempotency,
+        keys.restoreStage,
+        request.epoch,
+        String(request.maxCopy),
+      ),
+    );
+    if (!Array.isArray(reply) || reply.length !== 6 || !SWAP_STATUSES.includes(String(reply[0]))) {
+      throw new StoreDataError("redis restore: the reply is not the swap script's");
+    }
+    const [status, epoch, firstSeq, length, stagedNext, copied] = reply as [
+      RestoreSwapResult['status'],
+      string,
+      number,
+      number,
+      number,
+      number,
+    ];
+    return { status, epoch, firstSeq, headSeq: length - 1, stagedNext, copied };
+  }
+
+  async discard(sessionId: string): Promise<boolean> {
+    validateSessionId(sessionId);
+    const key = sessionKeys(this.#prefix, sessionId).restoreStage;
+    return (await this.#call('restore', () => this.#redis.del(key))) === 1;
+  }
+}
