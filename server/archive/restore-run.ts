@@ -175,7 +175,12 @@ async function stageArchive(options: RestoreRunOptions, plan: Plan, leaseMs: num
     if (page.epoch !== plan.cold.epoch || page.firstSeq !== seq || page.bodies.length === 0) {
       throw new RestoreAbortedError(`session ${sessionId}: the archive changed at seq ${seq}`);
     }
-    await stagePage(options, seq, { epoch: page.epoch, firstSeq: seq, bodies: page.bodies, times: page.times }, leaseMs);
+    await stagePage(
+      options,
+      seq,
+      { epoch: page.epoch, firstSeq: seq, bodies: page.bodies, times: page.times },
+      leaseMs,
+    );
     bytes += page.bodies.reduce((sum, body) => sum + body.byteLength, 0);
     seq += page.bodies.length;
   }

@@ -26,7 +26,12 @@ interface RestoreCommands {
   ): Promise<unknown>;
 }
 
-const SWAP_STATUSES: readonly string[] = ['swapped', 'behind', 'conflict', 'gap'] satisfies RestoreSwapResult['status'][];
+const SWAP_STATUSES: readonly string[] = [
+  'swapped',
+  'behind',
+  'conflict',
+  'gap',
+] satisfies RestoreSwapResult['status'][];
 
 /** `EventStore.restore` of the Redis engine: a stage stream beside the log and two scripts (redis-restore-scripts.ts). */
 export class RedisRestore implements RestoreStore {
