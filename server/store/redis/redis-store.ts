@@ -128,7 +128,7 @@ export class RedisStore implements EventStore {
   readonly metadata: MetadataStore;
   readonly redactions: RedactionStore;
   readonly archiveLease: ArchiveLeaseStore;
-  readonly restore: RedisRestore;
+  readonly restore: EventStore['restore'];
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
