@@ -5,20 +5,18 @@
 // (a read-only PostgreSQL) trims nothing, and appends keep working.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
-import { ArchiveUnavailableError, type ArchiveBackend } from '../../server/archive/archive-backend.ts';
+import { describe, expect, vi } from 'vitest';
+import { ArchiveUnavailableError } from '../../server/archive/archive-backend.ts';
 import { archiveBackendFor } from '../../server/archive/archive-location.ts';
 import { archiveSession, type ArchiveStep } from '../../server/archive/archive-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import { it } from '../helpers/fixtures.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
-import { faultLocations, runFaultChild } from './fault-children.ts';
+import { faultArchive, faultLocations, runFaultChild } from './fault-children.ts';
 import { commitAll, exportBytes, turnDrafts } from './tier-helpers.ts';
 
 const childPath = fileURLToPath(new URL('./run-fault-child.ts', import.meta.url));
 const LEASE_MS = 300;
-
-const runChild = (args: string[]): Promise<string> => runFaultChild(childPath, 'archive run child', args);
 
 const kills: [ArchiveStep, number][] = [
   ['leased', 1],
@@ -30,29 +28,18 @@ const kills: [ArchiveStep, number][] = [
 ];
 
 describe.each(faultLocations)('archive runs killed at every step: $name archive', ({ create }) => {
-  let location: string;
-  let cleanup: () => Promise<void>;
-  let archive: ArchiveBackend;
-
-  beforeAll(async () => {
-    ({ location, cleanup } = await create());
-    archive = archiveBackendFor(location);
-    await archive.open();
-  });
-  afterAll(async () => {
-    await archive.close();
-    await cleanup();
-  });
+  const tier = faultArchive(create);
 
   it.for(kills)(
     'killed at %s #%i: nothing lost, duplicated or gapped; the next run resumes',
     async ([step, nth], { redis, keyPrefix, redisStore }) => {
+      const { archive, location } = tier;
       const sessionId = `acme/fault-${randomUUID()}`;
       await commitAll(redisStore, sessionId, turnDrafts(25));
       const tiered = new TieredStore(redisStore, archive);
       const before = await exportBytes(tiered, sessionId, { limit: 13 });
       const args = [redis.url, keyPrefix, location, sessionId, step, String(nth), String(LEASE_MS)];
-      expect(await runChild(args)).toBe('killed');
+      expect(await runFaultChild(childPath, `archive run child (${step} #${nth})`, args)).toBe('killed');
       expect((await exportBytes(tiered, sessionId, { limit: 13 })).bytes.equals(before.bytes)).toBe(true);
       // The dead run's lease blocks the next one until it lapses; then the run resumes where the dead one stopped.
       let result: Awaited<ReturnType<typeof archiveSession>> = { status: 'busy' };

@@ -5,6 +5,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { ArchiveBackend } from '../../server/archive/archive-backend.ts';
+import { archiveBackendFor } from '../../server/archive/archive-location.ts';
 import { watchChild } from '../helpers/child-watch.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
@@ -31,10 +34,13 @@ export const faultLocations: FaultLocation[] = [
   },
 ];
 
-/** Runs the child script `childPath` with `args`: 'killed' (it killed itself) or 'finished' (exit 0). */
+/**
+ * Runs the child script `childPath` with `args` (`name` names it in the harness' reports): 'killed' (it killed
+ * itself) or 'finished' (exit 0); any other end rejects with its stderr.
+ */
 export function runFaultChild(childPath: string, name: string, args: string[]): Promise<string> {
   const child = spawn(process.execPath, [childPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  watchChild(child, `${name} (${args.slice(4, 6).join(' #')})`, { exitExpected: true });
+  watchChild(child, name, { exitExpected: true });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -45,4 +51,36 @@ export function runFaultChild(childPath: string, name: string, args: string[]): 
       else reject(new Error(`child exited with ${String(code)}: ${stderr}`));
     });
   });
+}
+
+/** A suite's archive: its location and its opened backend, once the suite's `beforeAll` ran. */
+export interface FaultArchive {
+  readonly location: string;
+  readonly archive: ArchiveBackend;
+}
+
+/** Registers the suite's hooks: a fresh location from `create`, its backend opened; both closed and removed after. */
+export function faultArchive(create: FaultLocation['create']): FaultArchive {
+  let cleanup: () => Promise<void> = async () => {};
+  const state = { location: '', archive: undefined as ArchiveBackend | undefined };
+  beforeAll(async () => {
+    const created = await create();
+    cleanup = created.cleanup;
+    state.location = created.location;
+    state.archive = archiveBackendFor(created.location);
+    await state.archive.open();
+  });
+  afterAll(async () => {
+    await state.archive?.close();
+    await cleanup();
+  });
+  return {
+    get location() {
+      return state.location;
+    },
+    get archive() {
+      if (state.archive === undefined) throw new Error('the archive opens in beforeAll');
+      return state.archive;
+    },
+  };
 }

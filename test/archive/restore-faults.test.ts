@@ -6,14 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
-import type { ArchiveBackend } from '../../server/archive/archive-backend.ts';
-import { archiveBackendFor } from '../../server/archive/archive-location.ts';
+import { describe, expect, vi } from 'vitest';
 import { archiveSession } from '../../server/archive/archive-run.ts';
 import { restoreSession, type RestoreRunResult, type RestoreStep } from '../../server/archive/restore-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import { it } from '../helpers/fixtures.ts';
-import { faultLocations, runFaultChild } from './fault-children.ts';
+import { faultArchive, faultLocations, runFaultChild } from './fault-children.ts';
 import { commitAll, exportBytes, turnDrafts } from './tier-helpers.ts';
 
 const childPath = fileURLToPath(new URL('./restore-fault-child.ts', import.meta.url));
@@ -30,23 +28,12 @@ const kills: [RestoreStep, number][] = [
 ];
 
 describe.each(faultLocations)('restores killed at every step: $name archive', ({ create }) => {
-  let location: string;
-  let cleanup: () => Promise<void>;
-  let archive: ArchiveBackend;
-
-  beforeAll(async () => {
-    ({ location, cleanup } = await create());
-    archive = archiveBackendFor(location);
-    await archive.open();
-  });
-  afterAll(async () => {
-    await archive.close();
-    await cleanup();
-  });
+  const tier = faultArchive(create);
 
   it.for(kills)(
     'killed at %s #%i: nothing lost, duplicated or gapped; the next restore finishes',
     async ([step, nth], { redis, keyPrefix, redisStore }) => {
+      const { archive, location } = tier;
       const sessionId = `acme/rfault-${randomUUID()}`;
       await commitAll(redisStore, sessionId, turnDrafts(25));
       const tiered = new TieredStore(redisStore, archive);
@@ -54,7 +41,7 @@ describe.each(faultLocations)('restores killed at every step: $name archive', ({
       const run = await archiveSession({ store: redisStore, archive, sessionId, token: 'a', before: 100 });
       expect(run).toMatchObject({ status: 'archived' });
       const args = [redis.url, keyPrefix, location, sessionId, step, String(nth), String(LEASE_MS)];
-      expect(await runFaultChild(childPath, 'restore child', args)).toBe('killed');
+      expect(await runFaultChild(childPath, `restore child (${step} #${nth})`, args)).toBe('killed');
       expect((await exportBytes(tiered, sessionId, { limit: 13 })).bytes.equals(before.bytes)).toBe(true);
       const stage = redisStore.keys(sessionId).restoreStage;
       const admin = new Redis(redis.url);
