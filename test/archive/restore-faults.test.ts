@@ -14,7 +14,7 @@ import { it } from '../helpers/fixtures.ts';
 import { faultArchive, faultLocations, runFaultChild } from './fault-children.ts';
 import { commitAll, exportBytes, turnDrafts } from './tier-helpers.ts';
 
-const childPath = fileURLToPath(new URL('./restore-fault-child.ts', import.meta.url));
+const childPath = fileURLToPath(new URL('./run-fault-child.ts', import.meta.url));
 const LEASE_MS = 300;
 
 const kills: [RestoreStep, number][] = [
@@ -40,7 +40,7 @@ describe.each(faultLocations)('restores killed at every step: $name archive', ({
       const before = await exportBytes(tiered, sessionId, { limit: 13 });
       const run = await archiveSession({ store: redisStore, archive, sessionId, token: 'a', before: 100 });
       expect(run).toMatchObject({ status: 'archived' });
-      const args = [redis.url, keyPrefix, location, sessionId, step, String(nth), String(LEASE_MS)];
+      const args = [redis.url, keyPrefix, location, sessionId, step, String(nth), String(LEASE_MS), 'restore'];
       expect(await runFaultChild(childPath, `restore child (${step} #${nth})`, args)).toBe('killed');
       expect((await exportBytes(tiered, sessionId, { limit: 13 })).bytes.equals(before.bytes)).toBe(true);
       const stage = redisStore.keys(sessionId).restoreStage;
