@@ -6,48 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { archiveSession } from '../../server/archive/archive-run.ts';
 import { it } from '../helpers/fixtures.ts';
-import type { TestHub } from '../helpers/hub.ts';
-import { RawHubClient } from '../helpers/raw-hub-client.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
 import { harnessChoices } from './harness-choices.ts';
+import { append, httpExport, path, wsExport } from './hub-exports.ts';
 import { turnDrafts } from './tier-helpers.ts';
-
-const path = (sessionId: string): string => `/v1/sessions/${encodeURIComponent(sessionId)}`;
-
-async function append(hub: TestHub, sessionId: string, events: readonly object[]): Promise<Response> {
-  return fetch(`${hub.url}${path(sessionId)}/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ events }),
-  });
-}
-
-/** Every HTTP page of the session from seq 0, `limit` events each, as the raw response bodies. */
-async function httpExport(hub: TestHub, sessionId: string, limit: number): Promise<string[]> {
-  const bodies: string[] = [];
-  for (let from = 0; ;) {
-    const response = await fetch(`${hub.url}${path(sessionId)}/events?from=${from}&limit=${limit}`);
-    const text = await response.text();
-    expect(response.status, text).toBe(200);
-    bodies.push(text);
-    const page = JSON.parse(text) as { events: unknown[]; next: number; headSeq: number };
-    if (page.events.length === 0 || page.next > page.headSeq) return bodies;
-    from = page.next;
-  }
-}
-
-/** A WebSocket catch-up from seq 0 until live: the events as the client received them. */
-async function wsExport(hub: TestHub, sessionId: string): Promise<string> {
-  const client = await RawHubClient.connect(hub.wsUrl);
-  try {
-    await client.request({ type: 'subscribe', sessionId, fromSeq: 0 });
-    await client.waitFor((message) => message.type === 'live' || message.type === 'error');
-    expect(client.ofType('error')).toEqual([]);
-    return JSON.stringify(client.events(sessionId));
-  } finally {
-    await client.close();
-  }
-}
 
 describe.each(harnessChoices())('a hub with the $name archive', ({ open }) => {
   let harness: ArchiveHarness;

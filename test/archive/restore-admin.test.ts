@@ -1,12 +1,14 @@
 // Restoring one session on demand: `POST /v1/sessions/:id/restore` (admin) and `session-hub restore <id>` on a hub
-// with an archive: the event pages read the same before archiving, after it and after the restore; a restore over
-// the limits is refused unless forced; a hub without an archive answers NOT_FOUND. Both archive backends.
+// with an archive: HTTP pages and a WebSocket catch-up read the same before archiving, after it and after the
+// restore; a session with nothing archived is idle, one another node archives is busy; a hub without an archive
+// answers NOT_FOUND. Both archive backends (the limits are tested on the run: restore-run.test.ts).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { it } from '../helpers/fixtures.ts';
 import { runCliHere } from '../cli/run-cli.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
 import { harnessChoices } from './harness-choices.ts';
+import { httpExport, wsExport } from './hub-exports.ts';
 import { turnDrafts } from './tier-helpers.ts';
 
 describe.each(harnessChoices())('restore a session on demand: $name archive', ({ open }) => {
@@ -39,6 +41,8 @@ describe.each(harnessChoices())('restore a session on demand: $name archive', ({
     const first = `acme/restore-${randomUUID()}`;
     await write(first, 4);
     const before = await page(first);
+    const catchUp = await wsExport(node, first);
+    const pages = await httpExport(node, first, 7);
     expect(await post(url(first, '/restore'))).toEqual({ sessionId: first, status: 'idle' });
     expect(await post(url(first, '/archive'))).toMatchObject({ status: 'archived', cut: 26 });
     expect(await page(first)).toBe(before);
@@ -56,6 +60,8 @@ describe.each(harnessChoices())('restore a session on demand: $name archive', ({
     expect(await store.head(first)).toEqual({ epoch, headSeq: 25 });
     expect(await harness.backend.describe(first)).toBeUndefined();
     expect(await page(first)).toBe(before);
+    expect(await wsExport(node, first)).toBe(catchUp);
+    expect(await httpExport(node, first, 7)).toEqual(pages);
     const bad = await fetch(url(first, '/restore?force=yes'), { method: 'POST' });
     expect(bad.status).toBe(400);
     expect((await fetch(url(first, '/restore'))).status).toBe(405);
