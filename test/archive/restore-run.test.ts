@@ -4,7 +4,7 @@
 // over the limit changes nothing; a session with nothing archived is idle; a restored session archives again; a
 // restore that stopped after any step leaves the session exact, and the next run finishes it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
 import { archiveSession } from '../../server/archive/archive-run.ts';
 import { restoreSession, type RestoreRunOptions, type RestoreStep } from '../../server/archive/restore-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
@@ -14,6 +14,8 @@ import { it } from '../helpers/fixtures.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
 import { harnessChoices } from './harness-choices.ts';
 import { commitAll, exportBytes, turnDrafts } from './tier-helpers.ts';
+
+const WAIT = { timeout: 10_000, interval: 5 };
 
 const combos = harnessChoices().flatMap((harness) =>
   (['memory', 'redis'] as const).map((engine) => ({ ...harness, engine })),
@@ -121,6 +123,38 @@ describe.each(combos)('restore on $engine and the $name archive', ({ open, engin
       const prefix = await exportBytes(store, sessionId, { limit: 7 });
       expect(prefix.bytes.subarray(0, before.bytes.length).equals(before.bytes)).toBe(true);
     }
+  });
+
+  it('reads racing the restore read the same events and bytes all along', async ({ redisStore }) => {
+    const store = hotOf(redisStore);
+    const tiered = new TieredStore(store, harness.backend);
+    const { sessionId, before } = await archived(store, 20);
+    const events = await tiered.read(sessionId, 0, 100_000);
+    let done = false;
+    let reads = 0;
+    const failures: unknown[] = [];
+    const reader = async () => {
+      while (!done) {
+        const exported = await exportBytes(tiered, sessionId, { limit: 9 });
+        if (!exported.bytes.equals(before.bytes)) throw new Error(`a page read differs after ${reads} reads`);
+        expect(await tiered.read(sessionId, 0, 100_000)).toEqual(events);
+        reads++;
+        await new Promise(setImmediate); // the memory engine answers in microtasks: let timers run between reads
+      }
+    };
+    const readers = [reader(), reader()].map((running) => running.catch((error: unknown) => failures.push(error)));
+    const onStep = async (step: RestoreStep) => {
+      // Each step waits for a read to end after it: the readers read at every stage of the restore, the swap included.
+      const at = reads;
+      if (step !== 'staged' || at % 3 === 0) await vi.waitFor(() => expect(reads).toBeGreaterThan(at), WAIT);
+    };
+    const result = await restore(store, sessionId, { onStep });
+    const after = reads;
+    await vi.waitFor(() => expect(reads).toBeGreaterThan(after), WAIT); // and after it
+    done = true;
+    await Promise.all(readers);
+    expect(failures).toEqual([]);
+    expect(result).toMatchObject({ status: 'restored' });
   });
 
   it('refuses a restore over the limit and changes nothing; force restores it', async ({ redisStore }) => {
