@@ -9,6 +9,7 @@ import { archiveSession } from '../../server/archive/archive-run.ts';
 import { restoreSession, type RestoreRunOptions, type RestoreStep } from '../../server/archive/restore-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
+import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { it } from '../helpers/fixtures.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
@@ -231,5 +232,26 @@ describe.each(combos)('restore on $engine and the $name archive', ({ open, engin
     const after = await exportBytes(store, sessionId, { limit: 7 });
     expect(after.bytes.equals(before.bytes)).toBe(true);
     expect([...after.epochs]).toEqual([now.epoch]);
+  });
+
+  it("restores a fork's own archived events: its log starts at its base again, its prefix read from its parent", async ({
+    redisStore,
+  }) => {
+    const store = hotOf(redisStore);
+    const reader = LineageStore.over(new TieredStore(store, harness.backend));
+    const parentId = newSession();
+    const parentEpoch = await commitAll(store, parentId, turnDrafts(4));
+    const atSeq = (await store.head(parentId)).headSeq;
+    const childId = newSession();
+    const fork = await store.forks.create({ parentId, parentEpoch, atSeq, childId, events: [] });
+    expect(fork).toMatchObject({ status: 'forked' });
+    await commitAll(store, childId, turnDrafts(10, 5));
+    const before = await exportBytes(reader, childId, { limit: 7 });
+    expect(await archive(store, childId)).toMatchObject({ status: 'archived' });
+    expect(await harness.backend.describe(childId)).toMatchObject({ startSeq: atSeq + 1 });
+    const result = await restore(store, childId);
+    expect(result).toMatchObject({ status: 'restored', firstSeq: atSeq + 1 });
+    expect(await store.head(childId)).toMatchObject({ firstSeq: atSeq + 1, headSeq: before.count - 1 });
+    expect((await exportBytes(reader, childId, { limit: 7 })).bytes.equals(before.bytes)).toBe(true);
   });
 });
