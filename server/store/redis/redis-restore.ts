@@ -1,4 +1,4 @@
-import { StoreDataError } from '../event-store.ts';
+import { StoreDataError, StoreUnavailableError } from '../event-store.ts';
 import {
   checkStageRequest,
   checkSwapRequest,
@@ -38,13 +38,22 @@ export class RedisRestore implements RestoreStore {
   readonly #redis: RedisClient & RestoreCommands;
   readonly #prefix: string;
   readonly #call: RedisCall;
+  readonly #replicas: number;
+  readonly #waitMs: number;
 
-  constructor(redis: RedisClient, prefix: string, call: RedisCall) {
+  /**
+   * `replicas`: the replicas a swap must reach before it resolves (the store's `waitReplicas`; a `WAIT` pipelined
+   * after it, for at most half the command timeout): the restore deletes the archive after the swap, so a failover
+   * must not lose it.
+   */
+  constructor(redis: RedisClient, prefix: string, call: RedisCall, replicas = 0, commandTimeoutMs = 2000) {
     redis.defineCommand('shRestoreStage', { numberOfKeys: 1, lua: STAGE_SCRIPT });
     redis.defineCommand('shRestoreSwap', { numberOfKeys: 4, lua: SWAP_SCRIPT });
     this.#redis = redis as RedisClient & RestoreCommands;
     this.#prefix = prefix;
     this.#call = call;
+    this.#replicas = replicas;
+    this.#waitMs = Math.max(1, Math.floor(commandTimeoutMs / 2));
   }
 
   async stage(request: RestoreStageRequest): Promise<RestoreStageResult> {
@@ -63,16 +72,8 @@ export class RedisRestore implements RestoreStore {
   async swap(request: RestoreSwapRequest): Promise<RestoreSwapResult> {
     checkSwapRequest(request);
     const keys = sessionKeys(this.#prefix, request.sessionId);
-    const reply = await this.#call('restore', () =>
-      this.#redis.shRestoreSwap(
-        keys.log,
-        keys.epoch,
-        keys.idempotency,
-        keys.restoreStage,
-        request.epoch,
-        String(request.maxCopy),
-      ),
-    );
+    const args = [keys.log, keys.epoch, keys.idempotency, keys.restoreStage, request.epoch, String(request.maxCopy)];
+    const reply = await this.#call('restore', () => this.#swapThenWait(args));
     if (!Array.isArray(reply) || reply.length !== 6 || !SWAP_STATUSES.includes(String(reply[0]))) {
       throw new StoreDataError("redis restore: the reply is not the swap script's");
     }
@@ -85,6 +86,31 @@ export class RedisRestore implements RestoreStore {
       number,
     ];
     return { status, epoch, firstSeq, headSeq: length - 1, stagedNext, copied };
+  }
+
+  /** The swap script; with replicas to reach, pipelined with a `WAIT` (to the session's master on a Cluster). */
+  async #swapThenWait(args: string[]): Promise<unknown> {
+    const [log, epoch, idempotency, stage, expectedEpoch, maxCopy] = args as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    if (this.#replicas === 0) return this.#redis.shRestoreSwap(log, epoch, idempotency, stage, expectedEpoch, maxCopy);
+    const pipeline = this.#redis.pipeline() as ReturnType<RedisClient['pipeline']> & RestoreCommands;
+    void pipeline.shRestoreSwap(log, epoch, idempotency, stage, expectedEpoch, maxCopy);
+    pipeline.call('WAIT', this.#replicas, this.#waitMs);
+    const [[swapError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = (await pipeline.exec()) ?? [];
+    if (swapError !== null) throw swapError;
+    if (waitError !== null) throw waitError;
+    if (Array.isArray(reply) && reply[0] === 'swapped' && Number(replicas) < this.#replicas) {
+      throw new StoreUnavailableError(
+        `redis restore: the swap reached ${Number(replicas)} of ${this.#replicas} replicas in time (the archive stays)`,
+      );
+    }
+    return reply;
   }
 
   async discard(sessionId: string): Promise<boolean> {

@@ -182,7 +182,7 @@ export class RedisStore implements EventStore {
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
     this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
-    this.restore = new RedisRestore(command, this.keyPrefix, call);
+    this.restore = new RedisRestore(command, this.keyPrefix, call, waitReplicas, this.#commandTimeoutMs);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish);
     for (const connection of this.#connections) {
