@@ -16,14 +16,8 @@ import type { RedisCall } from './redis-snapshots.ts';
 
 interface RestoreCommands {
   shRestoreStage(stage: string, ...args: (string | Uint8Array)[]): Promise<unknown>;
-  shRestoreSwap(
-    log: string,
-    epoch: string,
-    idempotency: string,
-    stage: string,
-    expectedEpoch: string,
-    maxCopy: string,
-  ): Promise<unknown>;
+  /** KEYS: log, epoch, idempotency hash, stage; ARGV: expected epoch, most entries to copy (redis-restore-scripts.ts). */
+  shRestoreSwap(...args: string[]): Promise<unknown>;
 }
 
 const SWAP_STATUSES: readonly string[] = [
@@ -90,17 +84,9 @@ export class RedisRestore implements RestoreStore {
 
   /** The swap script; with replicas to reach, pipelined with a `WAIT` (to the session's master on a Cluster). */
   async #swapThenWait(args: string[]): Promise<unknown> {
-    const [log, epoch, idempotency, stage, expectedEpoch, maxCopy] = args as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
-    if (this.#replicas === 0) return this.#redis.shRestoreSwap(log, epoch, idempotency, stage, expectedEpoch, maxCopy);
+    if (this.#replicas === 0) return this.#redis.shRestoreSwap(...args);
     const pipeline = this.#redis.pipeline() as ReturnType<RedisClient['pipeline']> & RestoreCommands;
-    void pipeline.shRestoreSwap(log, epoch, idempotency, stage, expectedEpoch, maxCopy);
+    void pipeline.shRestoreSwap(...args);
     pipeline.call('WAIT', this.#replicas, this.#waitMs);
     const [[swapError, reply] = [null, undefined], [waitError, replicas] = [null, 0]] = (await pipeline.exec()) ?? [];
     if (swapError !== null) throw swapError;
