@@ -1,14 +1,13 @@
 import type { SessionEvent } from '../../../shared/index.ts';
 import { decodeEventBody, toSessionEvent } from '../codec/event-codec.ts';
 import { StoreUnavailableError } from '../event-store.ts';
-import {
-  checkStageRequest,
-  checkSwapRequest,
-  type RestoreStageRequest,
-  type RestoreStageResult,
-  type RestoreStore,
-  type RestoreSwapRequest,
-  type RestoreSwapResult,
+import { checkStageRequest, checkSwapRequest } from '../restore-check.ts';
+import type {
+  RestoreStageRequest,
+  RestoreStageResult,
+  RestoreStore,
+  RestoreSwapRequest,
+  RestoreSwapResult,
 } from '../restore-store.ts';
 import { validateSessionId } from '../session-id.ts';
 import { nextSeqOf, type MemoryBackend, type RestoreStage } from './memory-backend.ts';

@@ -1,12 +1,11 @@
 import { StoreDataError, StoreUnavailableError } from '../event-store.ts';
-import {
-  checkStageRequest,
-  checkSwapRequest,
-  type RestoreStageRequest,
-  type RestoreStageResult,
-  type RestoreStore,
-  type RestoreSwapRequest,
-  type RestoreSwapResult,
+import { checkStageRequest, checkSwapRequest } from '../restore-check.ts';
+import type {
+  RestoreStageRequest,
+  RestoreStageResult,
+  RestoreStore,
+  RestoreSwapRequest,
+  RestoreSwapResult,
 } from '../restore-store.ts';
 import { validateSessionId } from '../session-id.ts';
 import type { RedisClient } from './redis-connection.ts';
