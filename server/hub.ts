@@ -34,7 +34,7 @@ import { resolveSnapshotPolicy } from './snapshot/snapshot-policy.ts';
 import { SnapshotSource } from './snapshot/snapshot-source.ts';
 import { RetentionMetrics } from './archive/retention-metrics.ts';
 import { RetentionSweeper } from './archive/retention-sweeper.ts';
-import { archiveNowOf } from './archive/archive-now.ts';
+import { archiveNowOf, restoreNowOf } from './archive/archive-now.ts';
 
 /** Path of the WebSocket endpoint. */
 export const WS_PATH = '/v1/ws';
@@ -200,7 +200,11 @@ export function createHub(input: HubConfig): Hub {
     snapshots: snapshotSource,
     ...(config.archive === undefined
       ? {}
-      : { archive: config.archive, archiveNow: archiveNowOf(config.store, config.archive, nodeName) }),
+      : {
+          archive: config.archive,
+          archiveNow: archiveNowOf(config.store, config.archive, nodeName),
+          restoreNow: restoreNowOf(config.store, config.archive, nodeName),
+        }),
   });
   const server = createServer(
     {

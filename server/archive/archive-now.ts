@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventStore } from '../store/event-store.ts';
 import type { ArchiveBackend } from './archive-backend.ts';
 import { archiveSession, type ArchiveRunResult } from './archive-run.ts';
+import { restoreSession, type RestoreRunResult } from './restore-run.ts';
 import { TieredStore } from './tiered-store.ts';
 
 /**
@@ -16,4 +17,24 @@ export function archiveNowOf(
   const store = configured instanceof TieredStore ? configured.hot : configured;
   return (sessionId) =>
     archiveSession({ store, archive, sessionId, token: `${nodeName}:admin:${randomBytes(6).toString('hex')}` });
+}
+
+/**
+ * The admin "restore this session" of a hub node (`POST /v1/sessions/:id/restore`): one restore on the hot store and
+ * the hub's archive, with a lease token of its own; `force` skips the size limits (`RESTORE_LIMITS`).
+ */
+export function restoreNowOf(
+  configured: EventStore,
+  archive: ArchiveBackend,
+  nodeName: string,
+): (sessionId: string, options: { readonly force: boolean }) => Promise<RestoreRunResult> {
+  const store = configured instanceof TieredStore ? configured.hot : configured;
+  return (sessionId, { force }) =>
+    restoreSession({
+      store,
+      archive,
+      sessionId,
+      force,
+      token: `${nodeName}:restore:${randomBytes(6).toString('hex')}`,
+    });
 }

@@ -2,6 +2,7 @@ import { LifecycleTracker } from '../../shared/lifecycle-tracker.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
 import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
 import type { ArchiveBackend } from './archive-backend.ts';
+import { firstDifference } from './archive-compare.ts';
 
 /** The steps of a run, in order, as `ArchiveRunOptions.onStep` names them (fault tests stop a run at each). */
 export type ArchiveStep = 'leased' | 'planned' | 'appended' | 'verified' | 'trimmed';
@@ -165,25 +166,11 @@ async function copySegments(options: ArchiveRunOptions, plan: Plan, leaseMs: num
   return written;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
-
 /** Reads the archive over `hot`'s seqs and compares seqs, times and bytes with it; aborts on any difference. */
 async function verifyAgainst(options: ArchiveRunOptions, plan: Plan, hot: StoredPage): Promise<void> {
-  const { archive, sessionId } = options;
-  for (let index = 0; index < hot.bodies.length;) {
-    const seq = hot.firstSeq + index;
-    const cold = await archive.read(sessionId, seq, hot.bodies.length - index, Number.MAX_SAFE_INTEGER);
-    // The archive may answer fewer events (it reads by segment): what it answered is compared, then read on.
-    const same =
-      cold.epoch === plan.epoch &&
-      cold.firstSeq === seq &&
-      cold.bodies.length > 0 &&
-      cold.bodies.length <= hot.bodies.length - index &&
-      cold.bodies.every(
-        (body, at) => cold.times[at] === hot.times[index + at] && sameBytes(body, hot.bodies[index + at]!),
-      );
-    if (!same) throw new ArchiveRunAbortedError(`session ${sessionId}: the archive differs from the hot log at ${seq}`);
-    index += cold.bodies.length;
+  const seq = await firstDifference(options.archive, options.sessionId, plan.epoch, hot);
+  if (seq !== undefined) {
+    throw new ArchiveRunAbortedError(`session ${options.sessionId}: the archive differs from the hot log at ${seq}`);
   }
 }
 

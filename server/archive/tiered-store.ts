@@ -1,17 +1,19 @@
 import type { SessionEvent } from '../../shared/index.ts';
 import type { ArchiveLeaseStore } from '../store/archive-lease.ts';
+import type { RestoreStore } from '../store/restore-store.ts';
 import { decodeStoredPage } from '../store/codec/stored-events.ts';
-import type {
-  CommitRequest,
-  CommitResult,
-  EventStore,
-  GroupCommitRequest,
-  GroupCommitResult,
-  KeyLookup,
-  KeyLookupRequest,
-  SessionHead,
-  StoredPage,
-  StoreWatchHandlers,
+import {
+  StoreDataError,
+  type CommitRequest,
+  type CommitResult,
+  type EventStore,
+  type GroupCommitRequest,
+  type GroupCommitResult,
+  type KeyLookup,
+  type KeyLookupRequest,
+  type SessionHead,
+  type StoredPage,
+  type StoreWatchHandlers,
 } from '../store/event-store.ts';
 import type { RetentionStore } from '../store/retention-store.ts';
 import { TieredRedactions } from './tiered-redactions.ts';
@@ -28,6 +30,21 @@ import type { ArchiveBackend, ArchivedSession } from './archive-backend.ts';
 
 /** Reads that found the hot log trimmed further while they read the archive try again this many times. */
 const MAX_TIER_ATTEMPTS = 4;
+
+/**
+ * A hot read, read once more when it finds the log inconsistent (`StoreDataError`): a restore that swaps the log in
+ * (restore-store.ts) between the commands of a read that is not one atomic step (the Redis engine's pipelined and
+ * raw-socket reads: entries of the old log, the lower first seq of the new one) reads so; the next read does not.
+ * Stored data that is really damaged fails again.
+ */
+async function onceMore<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof StoreDataError)) throw error;
+    return read();
+  }
+}
 
 const bodyBytes = (bodies: readonly Uint8Array[]): number => bodies.reduce((sum, body) => sum + body.byteLength, 0);
 
@@ -71,6 +88,9 @@ export class TieredStore implements EventStore {
   }
   get archiveLease(): ArchiveLeaseStore {
     return this.hot.archiveLease;
+  }
+  get restore(): RestoreStore {
+    return this.hot.restore;
   }
   get retention(): RetentionStore {
     return this.#retention;
@@ -125,7 +145,7 @@ export class TieredStore implements EventStore {
 
   /** Hot first; below its first seq, the tiers' page (cold, then hot) decoded, read on over short cold pages. */
   async read(sessionId: string, fromSeq: number, limit: number): Promise<readonly SessionEvent[]> {
-    const hot = await this.hot.read(sessionId, fromSeq, limit).catch(skipTrimmed);
+    const hot = await onceMore(() => this.hot.read(sessionId, fromSeq, limit)).catch(skipTrimmed);
     if (!(hot instanceof StoreTrimmedError)) return hot;
     const events: SessionEvent[] = [];
     let epoch: string | undefined;
@@ -141,7 +161,7 @@ export class TieredStore implements EventStore {
 
   async readStoredPage(sessionId: string, fromSeq: number, limit: number, maxBytes?: number): Promise<StoredPage> {
     for (let attempt = 1; ; attempt++) {
-      const hot = await this.hot.readStoredPage(sessionId, fromSeq, limit, maxBytes).catch(skipTrimmed);
+      const hot = await onceMore(() => this.hot.readStoredPage(sessionId, fromSeq, limit, maxBytes)).catch(skipTrimmed);
       if (!(hot instanceof StoreTrimmedError)) return hot;
       const page = await this.#coldThenHot(sessionId, fromSeq, limit, maxBytes, hot);
       if (page !== undefined) return page;
@@ -166,7 +186,11 @@ export class TieredStore implements EventStore {
     const hotFirst = head.firstSeq ?? 0;
     if (fromSeq >= hotFirst) return undefined;
     const cold = await this.#coldOf(sessionId, head.epoch, hotFirst);
-    if (cold === undefined) throw gone;
+    if (cold === undefined) {
+      // A restore may have put the prefix back in the hot log and deleted the archive since the head: read again.
+      if (((await this.hot.head(sessionId)).firstSeq ?? 0) < hotFirst) return undefined;
+      throw gone;
+    }
     if (fromSeq < cold.startSeq) throw new StoreTrimmedError(sessionId, fromSeq, cold.startSeq);
     const budget = maxBytes ?? Number.MAX_SAFE_INTEGER;
     const page = await this.archive.read(sessionId, fromSeq, Math.min(limit, hotFirst - fromSeq), budget);

@@ -8,6 +8,7 @@ import { rmCommand } from './commands/rm.ts';
 import { forkCommand } from './commands/fork.ts';
 import { eraseCommand } from './commands/erase.ts';
 import { archiveCommand } from './commands/archive.ts';
+import { restoreCommand } from './commands/restore.ts';
 import { tokenCommand } from './commands/token.ts';
 import { redactCommand } from './commands/redact.ts';
 import { redisPurgeCommand } from './commands/redis-purge.ts';
@@ -27,6 +28,7 @@ const commands: readonly Command[] = [
   redisPurgeCommand,
   eraseCommand,
   archiveCommand,
+  restoreCommand,
   tokenCommand,
 ];
 

@@ -93,6 +93,25 @@ export interface ArchiveReply {
   readonly reason?: string;
 }
 
+/** What `POST /v1/sessions/:id/restore` answers (server/http/archive-route.ts). */
+export interface RestoreReply {
+  readonly sessionId: string;
+  readonly status: 'restored' | 'too-large' | 'busy' | 'idle' | 'gap' | 'aborted';
+  /** `restored`: the hot log's first seq now (the archive's first seq), events brought back, their bytes, appends copied. */
+  readonly firstSeq?: number;
+  readonly restored?: number;
+  readonly bytes?: number;
+  readonly copied?: number;
+  /** `too-large`: the archived part and the hub's limits. */
+  readonly events?: number;
+  readonly maxEvents?: number;
+  readonly maxBytes?: number;
+  readonly reason?: string;
+}
+
+/** How long the CLI waits for a restore's answer (the restore goes on on the hub if it gives up). */
+export const RESTORE_TIMEOUT_MS = 600_000;
+
 /** The hub's HTTP API (docs/protocol.md, "HTTP API") as the CLI uses it. Every failure is a `CliFailure`. */
 export class HubHttp {
   readonly #target: HubTarget;
@@ -163,12 +182,22 @@ export class HubHttp {
     return this.#request('POST', `${sessionPath(sessionId)}/forks`, body) as Promise<ForkReply>;
   }
 
-  /** Delete a session; resolves false when there was nothing to delete. */
   /** `POST /v1/sessions/:id/archive` (admin): archive the session's prefix now; what the run did. */
   archive(sessionId: string): Promise<ArchiveReply> {
     return this.#request('POST', `${sessionPath(sessionId)}/archive`, {}) as Promise<ArchiveReply>;
   }
 
+  /**
+   * `POST /v1/sessions/:id/restore` (admin): bring the session's archived prefix back into the hot store; what the
+   * run did. `force` skips the hub's size limits. Waits up to `RESTORE_TIMEOUT_MS` (a large session takes a while).
+   */
+  restore(sessionId: string, options: { readonly force?: boolean } = {}): Promise<RestoreReply> {
+    const query = options.force === true ? '?force=true' : '';
+    const path = `${sessionPath(sessionId)}/restore${query}`;
+    return this.#request('POST', path, {}, RESTORE_TIMEOUT_MS) as Promise<RestoreReply>;
+  }
+
+  /** Delete a session; resolves false when there was nothing to delete. */
   async remove(sessionId: string): Promise<boolean> {
     try {
       await this.#request('DELETE', sessionPath(sessionId));
@@ -201,7 +230,7 @@ export class HubHttp {
     return reply;
   }
 
-  async #request(method: string, path: string, body?: object): Promise<unknown> {
+  async #request(method: string, path: string, body?: object, timeoutMs = requestTimeoutMs): Promise<unknown> {
     const headers: Record<string, string> = {};
     if (this.#target.token !== undefined) headers['authorization'] = `Bearer ${this.#target.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -210,11 +239,12 @@ export class HubHttp {
       response = await fetch(`${this.#target.url}${path}`, {
         method,
         headers,
-        signal: AbortSignal.timeout(requestTimeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new CliFailure(`cannot reach the hub at ${this.#target.url}: ${networkReason(error)}`, { cause: error });
+      const reason = networkReason(error, timeoutMs);
+      throw new CliFailure(`cannot reach the hub at ${this.#target.url}: ${reason}`, { cause: error });
     }
     const text = await response.text();
     let reply: unknown;
@@ -244,8 +274,8 @@ function sessionPath(sessionId: string): string {
 }
 
 /** `connect ECONNREFUSED 127.0.0.1:8080`, `timed out after 30 s`, ... rather than fetch's "fetch failed". */
-function networkReason(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${requestTimeoutMs / 1000} s`;
+function networkReason(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error) {
     const nested = (cause as { errors?: unknown }).errors;

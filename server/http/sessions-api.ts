@@ -28,7 +28,7 @@ import { redactReply } from './redact-route.ts';
 import type { ForkService } from '../append/fork-session.ts';
 import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
 import { erasureReply } from './erasure-route.ts';
-import { archiveReply, type ArchiveNow } from './archive-route.ts';
+import { archiveReply, restoreReply, type ArchiveNow, type RestoreNow } from './archive-route.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -53,6 +53,8 @@ export interface HttpRoutesDeps {
   readonly archive?: ArchivedSessionSource;
   /** `POST /v1/sessions/:id/archive` runs this (absent: the hub has no archive, NOT_FOUND). */
   readonly archiveNow?: ArchiveNow;
+  /** `POST /v1/sessions/:id/restore` runs this (absent: the hub has no archive, NOT_FOUND). */
+  readonly restoreNow?: RestoreNow;
 }
 
 /** What the session routes need besides `HttpRoutesDeps`: state the HTTP handler keeps for the node. */
@@ -150,6 +152,15 @@ export function sessionRoute(
       route: 'POST /v1/sessions/:id/archive',
       allowed: 'POST',
       run: async () => archiveReply(await authorized(request, rawId, 'admin', deps), deps.archiveNow),
+    };
+  }
+  if (rest.endsWith('/restore')) {
+    const rawId = rest.slice(0, -'/restore'.length);
+    return {
+      route: 'POST /v1/sessions/:id/restore',
+      allowed: 'POST',
+      run: async () =>
+        restoreReply(await authorized(request, rawId, 'admin', deps), requestUrl(request), deps.restoreNow),
     };
   }
   if (rest.endsWith('/metadata')) {

@@ -4,6 +4,7 @@ import type { StoreCounters } from '../metrics.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import type { RetentionStore } from './retention-store.ts';
 import type { ArchiveLeaseStore } from './archive-lease.ts';
+import type { RestoreStore } from './restore-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { RedactionStore } from './redaction-store.ts';
@@ -215,6 +216,8 @@ export interface EventStore {
   readonly forks: ForkStore;
   /** One archiver per session across the nodes: a lease with an expiry, held by a token (see archive-lease.ts). */
   readonly archiveLease: ArchiveLeaseStore;
+  /** Putting an archived prefix back in front of the hot log: a stage built beside it, then one swap (restore-store.ts). */
+  readonly restore: RestoreStore;
   /** Head and epoch of a session (an unknown session is empty, with `NO_EPOCH`). Never writes anything. */
   head(sessionId: string): Promise<SessionHead>;
   /**

@@ -3,61 +3,20 @@
 // the session reads the same bytes through the tiers (nothing lost, duplicated or gapped), and the next run resumes
 // (after the dead run's lease lapses) and ends with the prefix archived and trimmed. An archive that refuses writes
 // (a read-only PostgreSQL) trims nothing, and appends keep working.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
-import { ArchiveUnavailableError, type ArchiveBackend } from '../../server/archive/archive-backend.ts';
+import { describe, expect, vi } from 'vitest';
+import { ArchiveUnavailableError } from '../../server/archive/archive-backend.ts';
 import { archiveBackendFor } from '../../server/archive/archive-location.ts';
 import { archiveSession, type ArchiveStep } from '../../server/archive/archive-run.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import { it } from '../helpers/fixtures.ts';
-import { watchChild } from '../helpers/child-watch.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { createTestDatabase } from '../helpers/postgres.ts';
+import { faultArchive, faultLocations, runFaultChild } from './fault-children.ts';
 import { commitAll, exportBytes, turnDrafts } from './tier-helpers.ts';
 
 const childPath = fileURLToPath(new URL('./run-fault-child.ts', import.meta.url));
 const LEASE_MS = 300;
-
-interface Location {
-  readonly name: string;
-  readonly create: () => Promise<{ location: string; cleanup: () => Promise<void>; database?: TestDatabase }>;
-}
-
-const locations: Location[] = [
-  {
-    name: 'file',
-    create: async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'sh-archive-run-'));
-      return { location: `file:${dir}`, cleanup: () => rm(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'postgres',
-    create: async () => {
-      const database = await createTestDatabase('sh_archive_run');
-      return { location: database.url, cleanup: () => database.drop(), database };
-    },
-  },
-];
-
-function runChild(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [childPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  watchChild(child, `archive run child (${args.slice(4, 6).join(' #')})`, { exitExpected: true });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve('killed');
-      else if (code === 0) resolve('finished');
-      else reject(new Error(`child exited with ${String(code)}: ${stderr}`));
-    });
-  });
-}
 
 const kills: [ArchiveStep, number][] = [
   ['leased', 1],
@@ -68,30 +27,19 @@ const kills: [ArchiveStep, number][] = [
   ['trimmed', 1],
 ];
 
-describe.each(locations)('archive runs killed at every step: $name archive', ({ create }) => {
-  let location: string;
-  let cleanup: () => Promise<void>;
-  let archive: ArchiveBackend;
-
-  beforeAll(async () => {
-    ({ location, cleanup } = await create());
-    archive = archiveBackendFor(location);
-    await archive.open();
-  });
-  afterAll(async () => {
-    await archive.close();
-    await cleanup();
-  });
+describe.each(faultLocations)('archive runs killed at every step: $name archive', ({ create }) => {
+  const tier = faultArchive(create);
 
   it.for(kills)(
     'killed at %s #%i: nothing lost, duplicated or gapped; the next run resumes',
     async ([step, nth], { redis, keyPrefix, redisStore }) => {
+      const { archive, location } = tier;
       const sessionId = `acme/fault-${randomUUID()}`;
       await commitAll(redisStore, sessionId, turnDrafts(25));
       const tiered = new TieredStore(redisStore, archive);
       const before = await exportBytes(tiered, sessionId, { limit: 13 });
       const args = [redis.url, keyPrefix, location, sessionId, step, String(nth), String(LEASE_MS)];
-      expect(await runChild(args)).toBe('killed');
+      expect(await runFaultChild(childPath, `archive run child (${step} #${nth})`, args)).toBe('killed');
       expect((await exportBytes(tiered, sessionId, { limit: 13 })).bytes.equals(before.bytes)).toBe(true);
       // The dead run's lease blocks the next one until it lapses; then the run resumes where the dead one stopped.
       let result: Awaited<ReturnType<typeof archiveSession>> = { status: 'busy' };

@@ -1,7 +1,6 @@
 // The file archive under faults: a writer killed with SIGKILL at every step of a write (a child process, so the kill
 // is real), a full disk (a small tmpfs) and a read-only file system (a tmpfs remounted read-only). Mounting needs
 // root, which the test machines and CI are.
-import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,8 +10,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ArchiveUnavailableError } from '../../server/archive/archive-backend.ts';
 import { FileArchive, type FileArchiveStep } from '../../server/archive/file/file-archive.ts';
 import { sessionDirName } from '../../server/archive/file/file-names.ts';
-import { watchChild } from '../helpers/child-watch.ts';
 import { hexes, readAll, run } from './archive-helpers.ts';
+import { runFaultChild } from './fault-children.ts';
 import { appended, before, FAULT_EPOCH, FAULT_SESSION, faultOperation, rewritten } from './file-fault-plan.ts';
 
 const childPath = fileURLToPath(new URL('./file-fault-child.ts', import.meta.url));
@@ -30,20 +29,8 @@ async function tempDir(): Promise<string> {
 
 /** Runs the child until it is killed at `step` (or finishes); resolves with how it ended. */
 function runChild(dir: string, operation: string, step: FileArchiveStep, nth: number): Promise<string> {
-  const child = spawn(process.execPath, [childPath, dir, operation, step, String(nth)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  watchChild(child, `archive fault child (${operation} at ${step} #${nth})`, { exitExpected: true });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve('killed');
-      else if (code === 0) resolve('finished');
-      else reject(new Error(`child exited with ${String(code)}: ${stderr}`));
-    });
-  });
+  const name = `archive fault child (${operation} at ${step} #${nth})`;
+  return runFaultChild(childPath, name, [dir, operation, step, String(nth)]);
 }
 
 async function archiveWith(dir: string, ...segments: (typeof before)[]): Promise<void> {

@@ -10,8 +10,7 @@ Redis. Reads stay the same. Needs admin on the session. Exit 1 when the run coul
 archiving it, the log changed during the run, the hot log was trimmed past the archive) or the hub has no
 archive.
 
-There is no "restore": Redis streams only grow at their end, so putting an archived prefix back would rewrite the
-whole stream in one blocking step. An archived session reads, catches up and takes appends as before.
+An archived session reads, catches up and takes appends as before; session-hub restore puts the prefix back.
 
 Options:
 ${HUB_OPTIONS_USAGE}

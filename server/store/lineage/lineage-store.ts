@@ -16,6 +16,7 @@ import {
 import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import type { ArchiveLeaseStore } from '../archive-lease.ts';
+import type { RestoreStore } from '../restore-store.ts';
 import type { RetentionStore } from '../retention-store.ts';
 import type { RedactionStore } from '../redaction-store.ts';
 import type { PresenceStore } from '../presence-store.ts';
@@ -55,6 +56,7 @@ export class LineageStore implements EventStore {
   readonly retention: RetentionStore;
   readonly redactions: RedactionStore;
   readonly archiveLease: ArchiveLeaseStore;
+  readonly restore: RestoreStore;
   readonly counters?: StoreCounters;
   readonly #inner: EventStore;
 
@@ -68,6 +70,7 @@ export class LineageStore implements EventStore {
     this.retention = inner.retention;
     this.redactions = inner.redactions;
     this.archiveLease = inner.archiveLease;
+    this.restore = inner.restore;
     if (inner.counters !== undefined) this.counters = inner.counters;
   }
 

@@ -25,6 +25,13 @@ export function nextSeqOf(session: MemorySession | undefined): number {
   return session === undefined ? 0 : session.firstSeq + session.events.length;
 }
 
+/** A session's restore stage (restore-store.ts): its events from `firstSeq` on, and when it lapses (epoch ms). */
+export interface RestoreStage {
+  readonly firstSeq: number;
+  readonly events: SessionEvent[];
+  until: number;
+}
+
 /** What a store hears from its backend: committed batches, and sessions that were deleted. */
 export interface BackendListener {
   committed(batch: CommittedBatch): void;
@@ -56,6 +63,8 @@ export class MemoryBackend {
   readonly snapshotBytes = new Map<string, { epoch: string; bytes: number }>();
   /** Each session's metadata (deleted with the session). */
   readonly metadata = new Map<string, SessionMetadata>();
+  /** Each session's restore stage (deleted with the session). */
+  readonly restoreStages = new Map<string, RestoreStage>();
 
   /** The session, created (with a fresh epoch) if it has none: for a commit that writes events, never a read. */
   session(sessionId: string): MemorySession {
@@ -90,6 +99,7 @@ export class MemoryBackend {
     const hadTombstone = this.tombstones.delete(sessionId);
     this.snapshotBytes.delete(sessionId);
     this.metadata.delete(sessionId);
+    this.restoreStages.delete(sessionId);
     for (const listener of this.#listeners) queueMicrotask(() => listener.deleted(sessionId));
     return deleted || hadTombstone;
   }

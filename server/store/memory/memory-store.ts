@@ -18,6 +18,8 @@ import {
 } from '../event-store.ts';
 import { MemoryBackend, nextSeqOf, type MemorySession } from './memory-backend.ts';
 import { eventsOf, trimSession } from './memory-trim.ts';
+import { MemoryRestore } from './memory-restore.ts';
+import type { RestoreStore } from '../restore-store.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { groupOfOne, singleResult } from '../group-commit.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
@@ -64,6 +66,7 @@ export class MemoryStore implements EventStore {
   readonly forks: ForkStore;
   readonly #forks: MemoryForks;
   readonly archiveLease: ArchiveLeaseStore;
+  readonly restore: RestoreStore;
   readonly #watchers: WatcherRegistry;
   readonly #stopListening: () => void;
   #closed = false;
@@ -77,6 +80,7 @@ export class MemoryStore implements EventStore {
     this.redactions = new MemoryRedactions(this.backend, () => this.#closed);
     this.forks = this.#forks = new MemoryForks(this.backend, () => this.#closed);
     this.archiveLease = new MemoryArchiveLease(this.backend, () => this.#closed);
+    this.restore = new MemoryRestore(this.backend, () => this.#closed);
     this.#watchers = new WatcherRegistry(options.onError ?? reportAsWarning);
     this.#stopListening = this.backend.listen({
       committed: (batch) => this.#watchers.deliver(batch),

@@ -39,6 +39,11 @@ export interface SessionKeys {
   readonly lineage: string;
   /** Hash: the ids of the session's forks (direct children, which read their prefix from it) → when listed (ms). */
   readonly forks: string;
+  /**
+   * Stream: the session's log being built again with its archived prefix (restore-store.ts), entries as the log's,
+   * with an expiry; RENAMEd to the log by the restore's swap.
+   */
+  readonly restoreStage: string;
 }
 
 /**
@@ -71,6 +76,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     lineage: `${base}fork`,
     forks: `${base}forks`,
     archiveLease: `${base}archlease`,
+    restoreStage: `${base}restore`,
   };
 }
 
@@ -79,7 +85,7 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
  * with them (a key added to `SessionKeys` for the session's data goes here too). Not the tombstone.
  */
 export function sessionDataKeys(keys: SessionKeys): string[] {
-  return [keys.idempotency, keys.snapshot, keys.snapshotLease, keys.metadata, keys.epochs];
+  return [keys.idempotency, keys.snapshot, keys.snapshotLease, keys.metadata, keys.epochs, keys.restoreStage];
 }
 
 /** `keys` preceded by their count: the arguments of a script defined without a fixed number of keys. */

@@ -25,7 +25,8 @@ import { readEntries } from './redis-page-multi.ts';
 import { checkNotTrimmed, skipTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { RedisTrimmer } from './redis-trim.ts';
-import { toStoreError } from './redis-errors.ts';
+import { RedisRestore } from './redis-restore.ts';
+import { ClusterNodeError, toStoreError } from './redis-errors.ts';
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, sessionIdOfChannel, sessionKeys, type SessionKeys } from './redis-keys.ts';
 import { listSessionIds } from './redis-list.ts';
 import { RedisNotifications } from './redis-notifications.ts';
@@ -40,7 +41,6 @@ import {
   type RedisClient,
 } from './redis-connection.ts';
 import { pubSubTransport } from './redis-pubsub.ts';
-import { ClusterNodeError } from './redis-errors.ts';
 import { checkGroupCommitRequest, checkKeyLookupRequest, checkReadRequest } from '../request-check.ts';
 import { isSameBatch } from '../same-batch.ts';
 import { validateSessionId } from '../session-id.ts';
@@ -128,6 +128,7 @@ export class RedisStore implements EventStore {
   readonly metadata: MetadataStore;
   readonly redactions: RedactionStore;
   readonly archiveLease: ArchiveLeaseStore;
+  readonly restore: EventStore['restore'];
   readonly #redis: RedisClient & ScriptCommands;
   readonly #subscriber: RedisClient;
   /** Catch-up pages: raw RESP where the topology allows (not on a Cluster, nor over TLS), else `MULTI`. */
@@ -181,6 +182,7 @@ export class RedisStore implements EventStore {
     this.retention = new RedisRetention(command, this.keyPrefix, publish, call);
     this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
+    this.restore = new RedisRestore(command, this.keyPrefix, call, waitReplicas, this.#commandTimeoutMs);
     this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
     this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish, this.#replicaWait);
     for (const connection of this.#connections) {
