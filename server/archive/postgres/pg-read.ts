@@ -20,6 +20,8 @@ const PAGE_PLAN = `
     ) g ON true
    WHERE s.session_id = $1`;
 
+const SEGMENT_DATA = `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS} WHERE session_id = $1 AND first_seq = ANY($2::bigint[])`;
+
 interface PlanRow {
   readonly epoch: string;
   readonly start_seq: string;
@@ -50,10 +52,11 @@ async function segmentsOf(
   }
   const missing = metas.filter((meta) => !found.has(meta.first_seq));
   if (missing.length > 0) {
-    const rows = await pool.query<SegmentRow>(
-      `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS} WHERE session_id = $1 AND first_seq = ANY($2::bigint[])`,
-      [sessionId, missing.map((meta) => meta.first_seq)],
-    );
+    const rows = await pool.query<SegmentRow>({
+      name: 'session-hub-archive-segment-data',
+      text: SEGMENT_DATA,
+      values: [sessionId, missing.map((meta) => meta.first_seq)],
+    });
     for (const meta of missing) {
       const row = rows.rows.find((candidate) => candidate.first_seq === meta.first_seq);
       if (row === undefined || !row.sha256.equals(meta.sha256)) throw new ChangedMeanwhile();
@@ -75,7 +78,12 @@ async function readOnce(
   limit: number,
   maxBytes: number,
 ): Promise<StoredPage> {
-  const plan = await pool.query<PlanRow>(PAGE_PLAN, [sessionId, fromSeq, fromSeq + limit]);
+  // Named: each pooled connection parses and plans it once, not on every page of a catch-up.
+  const plan = await pool.query<PlanRow>({
+    name: 'session-hub-archive-page-plan',
+    text: PAGE_PLAN,
+    values: [sessionId, fromSeq, fromSeq + limit],
+  });
   const head = plan.rows[0];
   const bodies: Uint8Array[] = [];
   const times: number[] = [];
