@@ -144,7 +144,12 @@ export interface ArchiveAppendResults {
    * time and the other threads' CPU it added in the same round, bench/cpu-burner.ts, as cooperative as can be).
    */
   readonly floor: LatencySummary;
-  /** Medians over the rounds of each round's p99 ratio to the run without the archiver. */
+  /** The run without the archiver of the floor's median round. */
+  readonly floorBaseline: LatencySummary;
+  /**
+   * Medians over the rounds of each round's p99 ratio to the run without the archiver; the latencies above are those
+   * of the median round.
+   */
   readonly p99PairedRatio: number;
   readonly floorPairedRatio: number;
   readonly archiveRuns: number;
@@ -156,10 +161,15 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The run whose p99 is the median of the rounds' runs. */
-function medianRun(runs: readonly RunResult[]): RunResult {
-  const sorted = [...runs].sort((a, b) => a.latency.p99Ms - b.latency.p99Ms);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** The round whose ratio (`of` to the run without the archiver) is the median of the rounds'. */
+function medianRound(of: readonly RunResult[], without: readonly RunResult[]): { run: RunResult; without: RunResult } {
+  const rounds = of.map((run, index) => ({
+    run,
+    without: without[index]!,
+    ratio: run.latency.p99Ms / without[index]!.latency.p99Ms,
+  }));
+  rounds.sort((a, b) => a.ratio - b.ratio);
+  return rounds[Math.floor(rounds.length / 2)]!;
 }
 
 const loadOf = (run: RunResult): RunLoad => ({
@@ -189,26 +199,22 @@ export async function runArchiveAppend(context: BenchContext): Promise<ArchiveAp
     runs.withArchiver.push(withArchiver);
     runs.floor.push(floor);
   }
-  const paired = (of: readonly RunResult[]): number =>
-    median(of.map((run, index) => run.latency.p99Ms / runs.without[index]!.latency.p99Ms));
-  const typical = {
-    without: medianRun(runs.without),
-    withArchiver: medianRun(runs.withArchiver),
-    floor: medianRun(runs.floor),
-  };
+  const withRound = medianRound(runs.withArchiver, runs.without);
+  const floorRound = medianRound(runs.floor, runs.without);
   return {
     seconds,
     rounds,
-    without: typical.without.latency,
-    withArchiver: typical.withArchiver.latency,
-    floor: typical.floor.latency,
-    p99PairedRatio: paired(runs.withArchiver),
-    floorPairedRatio: paired(runs.floor),
+    without: withRound.without.latency,
+    withArchiver: withRound.run.latency,
+    floor: floorRound.run.latency,
+    floorBaseline: floorRound.without.latency,
+    p99PairedRatio: withRound.run.latency.p99Ms / withRound.without.latency.p99Ms,
+    floorPairedRatio: floorRound.run.latency.p99Ms / floorRound.without.latency.p99Ms,
     archiveRuns: median(runs.withArchiver.map((run) => run.runs)),
     load: {
-      without: loadOf(typical.without),
-      withArchiver: loadOf(typical.withArchiver),
-      floor: loadOf(typical.floor),
+      without: loadOf(withRound.without),
+      withArchiver: loadOf(withRound.run),
+      floor: loadOf(floorRound.run),
     },
   };
 }
