@@ -72,7 +72,7 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
  * through a fresh backend (`openArchive`): nothing of the session in its cache of decoded segments, as for the
  * first reader of a session archived long ago.
  */
-async function catchUpOn(
+export async function catchUpOn(
   context: BenchContext,
   openArchive: () => Promise<ArchiveBackend>,
   events: number,
