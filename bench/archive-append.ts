@@ -20,6 +20,7 @@ import { FileArchive } from '../server/archive/file/file-archive.ts';
 import { startBackgroundWriter, type BackgroundWriter } from './archive-writer.ts';
 import { startCpuBurner, type CpuBurner } from './cpu-burner.ts';
 import { redisCpuMs } from './redis-stats.ts';
+import { median, medianItem } from './scenarios/catchup-rounds.ts';
 import { LatencyRecorder, type LatencySummary } from './stats.ts';
 import type { BenchContext } from './targets.ts';
 
@@ -156,20 +157,10 @@ export interface ArchiveAppendResults {
   readonly load: { readonly without: RunLoad; readonly withArchiver: RunLoad; readonly floor: RunLoad };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /** The round whose ratio (`of` to the run without the archiver) is the median of the rounds'. */
 function medianRound(of: readonly RunResult[], without: readonly RunResult[]): { run: RunResult; without: RunResult } {
-  const rounds = of.map((run, index) => ({
-    run,
-    without: without[index]!,
-    ratio: run.latency.p99Ms / without[index]!.latency.p99Ms,
-  }));
-  rounds.sort((a, b) => a.ratio - b.ratio);
-  return rounds[Math.floor(rounds.length / 2)]!;
+  const rounds = of.map((run, index) => ({ run, without: without[index]! }));
+  return medianItem(rounds, (round) => round.run.latency.p99Ms / round.without.latency.p99Ms)!;
 }
 
 const loadOf = (run: RunResult): RunLoad => ({

@@ -28,6 +28,7 @@ import { runArchiveAppend, type ArchiveAppendResults } from './archive-append.ts
 import { measureResidue, type ResidueResults } from './archive-residue.ts';
 import { KEYED_APPEND_EVENTS, simulateDays, type WeekResults } from './archive-week.ts';
 import { atLeast, atMost, type Row } from './report.ts';
+import { median } from './scenarios/catchup-rounds.ts';
 import type { BenchContext } from './targets.ts';
 
 const CATCH_UP_EVENTS = { quick: 20_000, full: 100_000 };
@@ -63,8 +64,6 @@ export interface CatchUpFigures {
   readonly cold: number;
   readonly pairedRatio: number;
 }
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * Catch-up of one long session through the tiers, archived, next to the same events in a twin session kept hot,
