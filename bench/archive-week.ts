@@ -80,7 +80,7 @@ export interface Fitted {
   readonly peakUsedMemory: number;
 }
 
-function fitted(hotOfDay: readonly number[], afterDay: readonly number[], sessionsPerDay: number): Fitted {
+export function fitted(hotOfDay: readonly number[], afterDay: readonly number[], sessionsPerDay: number): Fitted {
   const hotWorkingSet = hotOfDay.reduce((sum, value) => sum + value, 0) / hotOfDay.length;
   const xs = afterDay.map((_, day) => (day + 1) * sessionsPerDay);
   const meanX = xs.reduce((sum, x) => sum + x, 0) / xs.length;
