@@ -1,5 +1,6 @@
 import { LifecycleTracker } from '../../shared/lifecycle-tracker.ts';
-import { decodeStoredPage } from '../store/codec/stored-events.ts';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { decodeStoredEvent } from '../store/codec/stored-events.ts';
 import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
 import type { ArchiveBackend } from './archive-backend.ts';
 import { firstDifference } from './archive-compare.ts';
@@ -135,13 +136,22 @@ async function planRun(options: ArchiveRunOptions): Promise<Plan | 'idle' | 'gap
   return { epoch: head.epoch, hotFirst, from: Math.max(hotFirst, cold?.nextSeq ?? hotFirst), cut };
 }
 
+/**
+ * Events decoded between two yields to the event loop in the turn-boundary scan: decoding is the run's largest
+ * piece of work on the node's thread (~2.5 µs an event), and a whole page of it at once (5 ms for 2,000 events)
+ * would hold up the node's appends for as long (docs/performance.md, "Appends while the archiver runs").
+ */
+export const SCAN_EVENTS_PER_YIELD = 200;
+
 /** The last seq in (`from`, `cap`] before which no turn is open (`from`: where the hot log starts, a boundary). */
 async function lastTurnBoundary(options: ArchiveRunOptions, epoch: string, from: number, cap: number): Promise<number> {
   const tracker = new LifecycleTracker();
   let boundary = from;
   for (let seq = from; seq < cap;) {
     const page = await hotPage(options, epoch, seq, Math.min(options.segmentEvents ?? 2000, cap - seq));
-    for (const event of decodeStoredPage(options.sessionId, page).events) {
+    for (let index = 0; index < page.bodies.length; index++) {
+      if (index > 0 && index % SCAN_EVENTS_PER_YIELD === 0) await yieldToLoop();
+      const event = decodeStoredEvent(options.sessionId, seq + index, page.bodies[index]!, page.times[index]!);
       tracker.apply(event);
       if (tracker.openTurn === undefined) boundary = event.seq + 1;
     }

@@ -122,7 +122,16 @@ export class TieredStore implements EventStore {
    * names before the hot ones, then moves the archive to its new epoch; between the two, readers use it this way).
    */
   async #coldOf(sessionId: string, epoch: string, hotFirstSeq: number): Promise<ArchivedSession | undefined> {
-    const cold = await this.archive.describe(sessionId);
+    return this.#continuing(sessionId, await this.archive.describe(sessionId), epoch, hotFirstSeq);
+  }
+
+  /** `cold` (the archive's `describe`) when it continues into the hot log as `#coldOf` says; else undefined. */
+  async #continuing(
+    sessionId: string,
+    cold: ArchivedSession | undefined,
+    epoch: string,
+    hotFirstSeq: number,
+  ): Promise<ArchivedSession | undefined> {
     if (cold === undefined || cold.nextSeq < hotFirstSeq) return undefined;
     if (cold.epoch === epoch || (await this.hot.redactions.priorEpochs(sessionId, epoch)).includes(cold.epoch)) {
       return cold;
@@ -174,6 +183,11 @@ export class TieredStore implements EventStore {
    * within what is left of `limit` and `maxBytes`. `gone` is thrown when the archive does not hold the seqs (another
    * epoch, nothing archived); a `StoreTrimmedError` naming the archive's first seq when `fromSeq` is below it.
    * Undefined when the tiers moved during the read (read again).
+   *
+   * The hot head, the archive's `describe` and the archive's page are read at once (one round trip of latency, not
+   * three: a cold catch-up pays them on every page); the page is bounded by the hot first seq `gone` names, and
+   * used (or its failure reported) only once the head and `describe` say the archive holds the seqs, as if read
+   * after them. A trim between the reads only raises the hot first seq: the page still lies below it.
    */
   async #coldThenHot(
     sessionId: string,
@@ -182,18 +196,26 @@ export class TieredStore implements EventStore {
     maxBytes: number | undefined,
     gone: StoreTrimmedError,
   ): Promise<StoredPage | undefined> {
-    const head = await this.hot.head(sessionId);
+    const budget = maxBytes ?? Number.MAX_SAFE_INTEGER;
+    const [head, described, read] = await Promise.all([
+      this.hot.head(sessionId),
+      this.archive.describe(sessionId),
+      this.archive.read(sessionId, fromSeq, Math.min(limit, gone.firstSeq - fromSeq), budget).then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
     const hotFirst = head.firstSeq ?? 0;
-    if (fromSeq >= hotFirst) return undefined;
-    const cold = await this.#coldOf(sessionId, head.epoch, hotFirst);
+    if (fromSeq >= hotFirst || hotFirst < gone.firstSeq) return undefined;
+    const cold = await this.#continuing(sessionId, described, head.epoch, hotFirst);
     if (cold === undefined) {
       // A restore may have put the prefix back in the hot log and deleted the archive since the head: read again.
       if (((await this.hot.head(sessionId)).firstSeq ?? 0) < hotFirst) return undefined;
       throw gone;
     }
     if (fromSeq < cold.startSeq) throw new StoreTrimmedError(sessionId, fromSeq, cold.startSeq);
-    const budget = maxBytes ?? Number.MAX_SAFE_INTEGER;
-    const page = await this.archive.read(sessionId, fromSeq, Math.min(limit, hotFirst - fromSeq), budget);
+    if ('error' in read) throw read.error;
+    const { page } = read;
     if (page.epoch !== cold.epoch || page.firstSeq !== fromSeq || page.bodies.length === 0) return undefined;
     const coldPage: StoredPage = { epoch: head.epoch, firstSeq: fromSeq, bodies: page.bodies, times: page.times };
     const next = fromSeq + page.bodies.length;

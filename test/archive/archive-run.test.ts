@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MessageProjector } from '../../shared/index.ts';
-import { archiveSession } from '../../server/archive/archive-run.ts';
+import { archiveSession, SCAN_EVENTS_PER_YIELD } from '../../server/archive/archive-run.ts';
+import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import type { ArchiveHarness } from './archive-harness.ts';
 import { openFileHarness } from './file-harness.ts';
@@ -67,6 +68,44 @@ describe('archive run: the cut', () => {
       'written',
     );
     expect(await runOf(sessionId, second + 3)).toMatchObject({ status: 'archived', cut: second + 1 });
+  });
+
+  test("the turn-boundary scan lets the node's other work run while it decodes a long page", async () => {
+    const sessionId = newSession();
+    await commitAll(store, sessionId, turnDrafts(300));
+    const events = (await store.head(sessionId)).headSeq + 1;
+    // Event-loop turns, counted by a setImmediate chain, as of each hot page read: the scan reads the whole hot log
+    // as one page (the memory engine answers without I/O), the copy reads it again; only the scan runs between.
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const turnsAtRead: number[] = [];
+    const watched = new Proxy(store, {
+      get(target, property) {
+        if (property === 'readStoredPage') {
+          return (...args: Parameters<EventStore['readStoredPage']>) => {
+            turnsAtRead.push(turns);
+            return target.readStoredPage(...args);
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const run = await archiveSession({
+      store: watched,
+      archive: harness.backend,
+      sessionId,
+      token: randomUUID(),
+      segmentEvents: events,
+    }).finally(() => (counting = false));
+    expect(run).toMatchObject({ status: 'archived', cut: events });
+    expect(events).toBeGreaterThan(4 * SCAN_EVENTS_PER_YIELD);
+    expect(turnsAtRead[1]! - turnsAtRead[0]!).toBeGreaterThanOrEqual(Math.floor(events / SCAN_EVENTS_PER_YIELD) - 1);
   });
 
   test('one run per session: a run while another holds the lease is busy', async () => {

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { archiveSession } from '../../server/archive/archive-run.ts';
+import type { ArchiveBackend } from '../../server/archive/archive-backend.ts';
 import { TieredStore } from '../../server/archive/tiered-store.ts';
 import { StoreTrimmedError } from '../../server/store/trimmed-error.ts';
 import { it } from '../helpers/fixtures.ts';
@@ -109,6 +110,52 @@ describe.each(harnessChoices())('TieredStore on redis and the $name archive', ({
     });
     expect((await harness.backend.describe(sessionId))?.epoch).toBe(epoch);
     await expect(tiered.readStoredPage(sessionId, 0, 10)).rejects.toMatchObject({ code: 'GONE', firstSeq: 2 });
+  });
+
+  it('a cold page asks the archive for its description and its page at once; a trim meanwhile changes nothing read', async ({
+    redisStore,
+  }) => {
+    const sessionId = newSession();
+    const epoch = await commitAll(redisStore, sessionId, turnDrafts(20));
+    const before = await exportBytes(redisStore, sessionId, { limit: 30 });
+    // Archived whole but trimmed only below 40: a run stopped after its verification (the next one trims the rest).
+    const stop = (step: string): void => {
+      if (step === 'verified') throw new Error('stopped');
+    };
+    await expect(
+      archiveSession({ store: redisStore, archive: harness.backend, sessionId, token: token(), onStep: stop }),
+    ).rejects.toThrow('stopped');
+    const { headSeq } = await redisStore.head(sessionId);
+    await redisStore.trim({ sessionId, epoch, beforeSeq: 40 });
+    let reads = 0;
+    const overlaps: boolean[] = [];
+    const watched = new Proxy(harness.backend, {
+      get(target, property) {
+        if (property === 'read') {
+          return (...args: Parameters<ArchiveBackend['read']>) => {
+            reads++;
+            return target.read(...args);
+          };
+        }
+        if (property === 'describe') {
+          return async (id: string) => {
+            const readsBefore = reads;
+            const described = await target.describe(id);
+            // The rest is trimmed while the first page is being read.
+            if (overlaps.length === 0) await redisStore.trim({ sessionId, epoch, beforeSeq: headSeq + 1 });
+            overlaps.push(reads > readsBefore);
+            return described;
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const after = await exportBytes(new TieredStore(redisStore, watched), sessionId, { limit: 30 });
+    expect(after.count).toBe(before.count);
+    expect(after.bytes.equals(before.bytes)).toBe(true);
+    expect(overlaps.length).toBeGreaterThan(1);
+    expect(overlaps.every(Boolean)).toBe(true);
   });
 
   it('delete removes both tiers', async ({ redisStore }) => {

@@ -245,10 +245,12 @@ export class PostgresArchive implements ArchiveBackend {
   async describe(sessionId: string): Promise<ArchivedSession | undefined> {
     validateSessionId(sessionId);
     try {
-      const result = await this.pool.query<SessionRow>(
-        `SELECT ${SESSION_COLUMNS} FROM ${SESSIONS} WHERE session_id = $1`,
-        [sessionId],
-      );
+      // Named (parsed and planned once per pooled connection): a cold catch-up describes on every page.
+      const result = await this.pool.query<SessionRow>({
+        name: 'session-hub-archive-describe',
+        text: `SELECT ${SESSION_COLUMNS} FROM ${SESSIONS} WHERE session_id = $1`,
+        values: [sessionId],
+      });
       const row = result.rows[0];
       return row === undefined ? undefined : toArchivedSession(row);
     } catch (error) {

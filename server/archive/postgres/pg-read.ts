@@ -20,6 +20,8 @@ const PAGE_PLAN = `
     ) g ON true
    WHERE s.session_id = $1`;
 
+const SEGMENT_DATA = `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS} WHERE session_id = $1 AND first_seq = ANY($2::bigint[])`;
+
 interface PlanRow {
   readonly epoch: string;
   readonly start_seq: string;
@@ -37,23 +39,91 @@ function keyOf(sessionId: string, firstSeq: string, sha256: Buffer): string {
   return `${sessionId}\u0000${firstSeq}\u0000${sha256.toString('hex')}`;
 }
 
+/**
+ * Read-ahead, per cache (one per backend instance): the segment after the one a reader just entered is fetched and
+ * decoded in the background while the reader's pages come from the current one (a 4,096-event segment is four
+ * pages), so a catch-up of a session nobody read lately does not wait for each segment's fetch and decode in turn.
+ * `pending` holds the fetches in flight, by session and first seq; `unread` the cache keys they filled that no page
+ * used yet (a page that uses one is the reader entering that segment: the next one is fetched). What is read ahead
+ * goes to the cache under its own checksum, so a page only uses it if its plan names the same content.
+ */
+interface ReadAhead {
+  readonly pending: Map<string, Promise<void>>;
+  readonly unread: Set<string>;
+}
+const readAheads = new WeakMap<SegmentCache, ReadAhead>();
+/** More unread read-ahead keys than this (readers that stopped): the set is emptied. */
+const MAX_UNREAD = 10_000;
+
+function readAheadOf(cache: SegmentCache): ReadAhead {
+  let state = readAheads.get(cache);
+  if (state === undefined) {
+    state = { pending: new Map(), unread: new Set() };
+    readAheads.set(cache, state);
+  }
+  return state;
+}
+
+/** Starts fetching the segment at `firstSeq` into the cache (if below `nextSeq`, not in flight). Never rejects. */
+function readAhead(pool: pg.Pool, cache: SegmentCache, sessionId: string, firstSeq: number, nextSeq: number): void {
+  const state = readAheadOf(cache);
+  const key = `${sessionId}\u0000${firstSeq}`;
+  if (firstSeq >= nextSeq || state.pending.has(key)) return;
+  const fetch = (async () => {
+    const rows = await pool.query<SegmentRow>({
+      name: 'session-hub-archive-segment-data',
+      text: SEGMENT_DATA,
+      values: [sessionId, [String(firstSeq)]],
+    });
+    const row = rows.rows[0];
+    if (row === undefined) return;
+    const cacheKey = keyOf(sessionId, row.first_seq, row.sha256);
+    if (cache.get(cacheKey) !== undefined) return;
+    const expected = expectedOf(row);
+    const events = await decodeSegment(
+      row.data!,
+      expected,
+      `${expected.firstSeq} of session ${JSON.stringify(sessionId)}`,
+    );
+    cache.set(cacheKey, events);
+    if (state.unread.size >= MAX_UNREAD) state.unread.clear();
+    state.unread.add(cacheKey);
+  })()
+    .catch(() => undefined) // a read-ahead that fails costs nothing: the page fetches the segment itself
+    .finally(() => state.pending.delete(key));
+  state.pending.set(key, fetch);
+}
+
+/**
+ * The decoded segments of `metas` (cached, read ahead, or fetched now), and whether the page entered a segment that
+ * was not in the cache before (fetched now or read ahead and not used yet): the reader moves on, read ahead.
+ */
 async function segmentsOf(
   pool: pg.Pool,
   cache: SegmentCache,
   sessionId: string,
   metas: readonly SegmentRow[],
-): Promise<SegmentEvents[]> {
+): Promise<{ segments: SegmentEvents[]; entered: boolean }> {
+  const state = readAheadOf(cache);
+  // A fetch in flight for one of the page's segments is waited for rather than made twice.
+  await Promise.all(metas.map((meta) => state.pending.get(`${sessionId}\u0000${meta.first_seq}`)));
   const found = new Map<string, SegmentEvents>();
+  let entered = false;
   for (const meta of metas) {
-    const cached = cache.get(keyOf(sessionId, meta.first_seq, meta.sha256));
-    if (cached !== undefined) found.set(meta.first_seq, cached);
+    const key = keyOf(sessionId, meta.first_seq, meta.sha256);
+    const cached = cache.get(key);
+    if (cached === undefined) continue;
+    found.set(meta.first_seq, cached);
+    if (state.unread.delete(key)) entered = true;
   }
   const missing = metas.filter((meta) => !found.has(meta.first_seq));
   if (missing.length > 0) {
-    const rows = await pool.query<SegmentRow>(
-      `SELECT first_seq, count, bytes, sha256, data FROM ${SEGMENTS} WHERE session_id = $1 AND first_seq = ANY($2::bigint[])`,
-      [sessionId, missing.map((meta) => meta.first_seq)],
-    );
+    entered = true;
+    const rows = await pool.query<SegmentRow>({
+      name: 'session-hub-archive-segment-data',
+      text: SEGMENT_DATA,
+      values: [sessionId, missing.map((meta) => meta.first_seq)],
+    });
     for (const meta of missing) {
       const row = rows.rows.find((candidate) => candidate.first_seq === meta.first_seq);
       if (row === undefined || !row.sha256.equals(meta.sha256)) throw new ChangedMeanwhile();
@@ -64,7 +134,7 @@ async function segmentsOf(
       found.set(meta.first_seq, events);
     }
   }
-  return metas.map((meta) => found.get(meta.first_seq)!);
+  return { segments: metas.map((meta) => found.get(meta.first_seq)!), entered };
 }
 
 async function readOnce(
@@ -75,7 +145,12 @@ async function readOnce(
   limit: number,
   maxBytes: number,
 ): Promise<StoredPage> {
-  const plan = await pool.query<PlanRow>(PAGE_PLAN, [sessionId, fromSeq, fromSeq + limit]);
+  // Named: each pooled connection parses and plans it once, not on every page of a catch-up.
+  const plan = await pool.query<PlanRow>({
+    name: 'session-hub-archive-page-plan',
+    text: PAGE_PLAN,
+    values: [sessionId, fromSeq, fromSeq + limit],
+  });
   const head = plan.rows[0];
   const bodies: Uint8Array[] = [];
   const times: number[] = [];
@@ -89,7 +164,12 @@ async function readOnce(
   }
   let bytes = 0;
   let seq = fromSeq;
-  for (const segment of await segmentsOf(pool, cache, sessionId, metas)) {
+  const { segments, entered } = await segmentsOf(pool, cache, sessionId, metas);
+  const last = segments.at(-1);
+  if (entered && last !== undefined) {
+    readAhead(pool, cache, sessionId, last.firstSeq + last.bodies.length, toInt(head.next_seq, 'next_seq'));
+  }
+  for (const segment of segments) {
     if (segment.firstSeq > seq)
       throw new StoreDataError(`postgres archive of ${JSON.stringify(sessionId)}: gap at ${seq}`);
     for (let i = seq - segment.firstSeq; i < segment.bodies.length; i++, seq++) {
