@@ -13,7 +13,7 @@ import {
   type StoredPage,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
+import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage, type LineageRead } from '../fork-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import type { RetentionStore } from '../retention-store.ts';
@@ -22,6 +22,7 @@ import type { PresenceStore } from '../presence-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { StoreTrimmedError } from '../trimmed-error.ts';
+import { LineageCache } from './lineage-cache.ts';
 import { LineageSnapshots } from './lineage-snapshots.ts';
 
 /** The engine's page read, with its optional bound by bytes. */
@@ -35,6 +36,16 @@ interface Prefix {
   readonly lineage: Lineage;
 }
 
+/** A parent's page read before the fork's own read confirmed the lineage it was read for. */
+interface EarlyPage {
+  readonly lineage: Lineage;
+  readonly page: Promise<BoundedPage>;
+}
+
+function sameLineage(a: Lineage, b: Lineage): boolean {
+  return a.parent === b.parent && a.forkSeq === b.forkSeq && a.parentEpoch === b.parentEpoch;
+}
+
 /**
  * The store as the hub reads it: an engine whose forks read their prefix from their parents (docs/storage.md#forks).
  * An engine holds a fork's own events only, from its base `forkSeq + 1`, and refuses reads below it
@@ -45,6 +56,9 @@ interface Prefix {
  * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
  * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own. A fork without a
  * snapshot of its own is served its parent's when it covers the shared prefix only (lineage-snapshots.ts).
+ * Round trips: the lineage read is cached per epoch (lineage-cache.ts; the engines' refused page reads say the epoch),
+ * and a page of a fork known to this layer reads the parent's page together with the fork's own (refused) read, so
+ * a page of a fork's prefix costs about one round trip, as the parent's own does (docs/performance.md#forks).
  */
 export class LineageStore implements EventStore {
   readonly engine: EventStore['engine'];
@@ -57,6 +71,7 @@ export class LineageStore implements EventStore {
   readonly archiveLease: ArchiveLeaseStore;
   readonly counters?: StoreCounters;
   readonly #inner: EventStore;
+  readonly #lineages = new LineageCache();
 
   constructor(inner: EventStore) {
     this.#inner = inner;
@@ -89,7 +104,7 @@ export class LineageStore implements EventStore {
   async #head(sessionId: string, hops: number): Promise<SessionHead> {
     const head = await this.#inner.head(sessionId);
     if (head.firstSeq === undefined || head.firstSeq === 0) return head;
-    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops);
+    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops, head.epoch);
     if (prefix === undefined) return head;
     const parentFirst = (await this.#head(prefix.lineage.parent, hops + 1)).firstSeq ?? 0;
     const { epoch, headSeq } = head;
@@ -144,13 +159,17 @@ export class LineageStore implements EventStore {
     hops: number,
   ): Promise<BoundedPage> {
     const read: PageRead = this.#inner.readStoredPage.bind(this.#inner);
+    const early = this.#earlyParentPage(sessionId, fromSeq, limit, maxBytes, hops);
     try {
       return await read(sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const page = await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+      const page =
+        early !== undefined && sameLineage(early.lineage, prefix.lineage)
+          ? await early.page
+          : await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
       if (page.epoch !== parentEpoch && !(await this.#redactedSince(parent, parentEpoch, page.epoch))) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
@@ -170,6 +189,26 @@ export class LineageStore implements EventStore {
     }
   }
 
+  /**
+   * For a session this layer last saw as a fork whose prefix holds `fromSeq`: the parent's page, read now, together
+   * with the fork's own read (which is refused below its base and says the fork's epoch); used only when the lineage
+   * of that epoch is the one guessed (else dropped). Not past the depth bound: a stale guess costs a bounded read.
+   */
+  #earlyParentPage(
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    maxBytes: number | undefined,
+    hops: number,
+  ): EarlyPage | undefined {
+    const lineage = this.#lineages.latest(sessionId)?.lineage;
+    if (lineage === undefined || fromSeq > lineage.forkSeq || hops + 1 >= MAX_FORK_DEPTH) return undefined;
+    const wanted = Math.min(limit, lineage.forkSeq - fromSeq + 1);
+    const page = this.#readStoredPage(lineage.parent, fromSeq, wanted, maxBytes, hops + 1);
+    page.catch(() => undefined); // a page not used may fail unheard; one used is awaited, and fails the read
+    return { lineage, page };
+  }
+
   /** A read of a fork's own events right after its prefix; undefined when they are gone (trimmed past its base). */
   async #own<T>(read: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -186,19 +225,35 @@ export class LineageStore implements EventStore {
    */
   async #prefixOf(error: unknown, sessionId: string, fromSeq: number, hops: number): Promise<Prefix> {
     if (!(error instanceof StoreTrimmedError)) throw error;
-    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops);
+    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops, error.epoch);
     if (prefix === undefined || fromSeq > prefix.lineage.forkSeq) throw error;
     return prefix;
   }
 
-  /** The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base. */
-  async #prefixBelow(sessionId: string, firstSeq: number, hops: number): Promise<Prefix | undefined> {
+  /**
+   * The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base.
+   * `known`: the session's epoch as a read just found it, when the read said (its lineage may then be cached).
+   */
+  async #prefixBelow(
+    sessionId: string,
+    firstSeq: number,
+    hops: number,
+    known: string | undefined,
+  ): Promise<Prefix | undefined> {
     if (hops >= MAX_FORK_DEPTH) {
       throw new StoreDataError(`session ${sessionId}: its forks nest deeper than ${MAX_FORK_DEPTH} levels`);
     }
-    const { epoch, lineage } = await this.#inner.forks.lineage(sessionId);
+    const { epoch, lineage } =
+      (known === undefined ? undefined : this.#lineages.get(sessionId, known)) ?? (await this.#readLineage(sessionId));
     if (epoch === undefined || lineage === undefined || firstSeq !== lineage.forkSeq + 1) return undefined;
     return { epoch, lineage };
+  }
+
+  /** The engine's lineage read, kept for the epoch it was read in. */
+  async #readLineage(sessionId: string): Promise<LineageRead> {
+    const read = await this.#inner.forks.lineage(sessionId);
+    if (read.epoch !== undefined) this.#lineages.set(sessionId, { epoch: read.epoch, lineage: read.lineage });
+    return read;
   }
 
   trim(request: TrimRequest): Promise<TrimResult> {
@@ -221,7 +276,8 @@ export class LineageStore implements EventStore {
     return this.#inner.listSessions(prefix);
   }
 
-  deleteSession(sessionId: string): Promise<boolean> {
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.#lineages.delete(sessionId);
     return this.#inner.deleteSession(sessionId);
   }
 

@@ -1,0 +1,97 @@
+// The EventStore conformance suite, the lineage layer's cache (server/store/lineage/lineage-cache.ts): a fork's
+// lineage is read once per epoch, not once per page of its prefix, and a fork deleted and made again under the same
+// id — on another node, so this node's cache never heard of the deletion — is read as what it is now.
+import { randomUUID } from 'node:crypto';
+import { describe, expect } from 'vitest';
+import type { EventStore } from '../../server/store/event-store.ts';
+import type { ForkStore } from '../../server/store/fork-store.ts';
+import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
+import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
+import { committed, drafts, readAll } from './conformance-helpers.ts';
+
+/** The engine itself, its lineage reads counted (every other member is the engine's, called on it). */
+function countingLineage(store: EventStore): { store: EventStore; lineageReads: () => number } {
+  let reads = 0;
+  const forks: ForkStore = {
+    create: (request) => store.forks.create(request),
+    list: (sessionId) => store.forks.list(sessionId),
+    lineage: (sessionId) => {
+      reads++;
+      return store.forks.lineage(sessionId);
+    },
+  };
+  const counted = new Proxy(store, {
+    get(target, property) {
+      if (property === 'forks') return forks;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: counted, lineageReads: () => reads };
+}
+
+function describeLineageCache(name: string, it: BackendTest): void {
+  describe(`EventStore conformance, the lineage cache: ${name}`, () => {
+    let a: EventStore;
+    let b: EventStore;
+    let lineageReads: () => number;
+
+    it.beforeAll(async ({ backend }) => {
+      const counted = countingLineage(await backend.open());
+      a = LineageStore.over(counted.store);
+      lineageReads = counted.lineageReads;
+      b = LineageStore.over(await backend.open());
+    });
+
+    async function parentOf(count: number, label: string): Promise<{ id: string; epoch: string }> {
+      const id = `lc-${label}-${randomUUID()}`;
+      const result = await b.commit({ sessionId: id, expectedSeq: 0, events: drafts(count, label) });
+      committed(result);
+      return { id, epoch: result.epoch };
+    }
+
+    it("reads a fork's lineage once for all the pages of its prefix", async () => {
+      const parent = await parentOf(40, 'p');
+      const child = `${parent.id}-c`;
+      await b.forks.create({ parentId: parent.id, parentEpoch: parent.epoch, atSeq: 29, childId: child, events: [] });
+      await b.commit({ sessionId: child, expectedSeq: 30, events: drafts(3, 'own') });
+      const before = lineageReads();
+      const events = await readAll(a, child, 4);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 33 }, (_, seq) => seq));
+      expect(events.slice(0, 30)).toEqual((await readAll(b, parent.id, 10)).slice(0, 30));
+      expect(lineageReads() - before).toBe(1);
+      expect(await readAll(a, child, 7)).toEqual(events);
+      expect(lineageReads() - before).toBe(1);
+    });
+
+    it('a fork deleted and made again elsewhere, from another parent or as no fork, is read as it is now', async () => {
+      const first = await parentOf(10, 'one');
+      const second = await parentOf(10, 'two');
+      const child = `lc-c-${randomUUID()}`;
+      const fork = (parent: { id: string; epoch: string }, atSeq: number) =>
+        b.forks.create({ parentId: parent.id, parentEpoch: parent.epoch, atSeq, childId: child, events: [] });
+      const firstEvents = await readAll(b, first.id);
+      const secondEvents = await readAll(b, second.id);
+
+      expect(await fork(first, 5)).toMatchObject({ status: 'forked' });
+      expect(await readAll(a, child, 3)).toEqual(firstEvents.slice(0, 6));
+
+      expect(await b.deleteSession(child)).toBe(true);
+      expect(await fork(second, 7)).toMatchObject({ status: 'forked' });
+      expect(await readAll(a, child, 3)).toEqual(secondEvents.slice(0, 8));
+      expect(await a.head(child)).toMatchObject({ headSeq: 7 });
+
+      expect(await b.deleteSession(child)).toBe(true);
+      const own = committed(await b.commit({ sessionId: child, expectedSeq: 0, events: drafts(2, 'own') }));
+      expect(await readAll(a, child, 3)).toEqual(own);
+
+      expect(await b.deleteSession(child)).toBe(true);
+      expect(await fork(first, 2)).toMatchObject({ status: 'forked' });
+      expect(await readAll(a, child, 2)).toEqual(firstEvents.slice(0, 3));
+    });
+  });
+}
+
+describeLineageCache('memory', memoryBackend);
+describeLineageCache('redis', redisBackend);
+describeLineageCache('redis cluster', clusterBackend);
