@@ -1,5 +1,5 @@
-import type { ForkStore } from '../fork-store.ts';
 import { MAX_FORK_DEPTH } from '../fork-store.ts';
+import type { LineageCache } from './lineage-cache.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 
 /** The snapshot stores' byte trigger (`countBytes`), for engines that keep one. */
@@ -15,11 +15,12 @@ interface ByteTrigger {
  */
 export class LineageSnapshots implements SnapshotStore {
   readonly #inner: SnapshotStore;
-  readonly #forks: ForkStore;
+  readonly #lineages: LineageCache;
 
-  constructor(inner: SnapshotStore, forks: ForkStore) {
+  /** `lineages`: the lineage layer's (a session's lineage read once per epoch). */
+  constructor(inner: SnapshotStore, lineages: LineageCache) {
     this.#inner = inner;
-    this.#forks = forks;
+    this.#lineages = lineages;
   }
 
   get(sessionId: string): Promise<SnapshotRead> {
@@ -31,7 +32,7 @@ export class LineageSnapshots implements SnapshotStore {
     if (own.status !== 'none' || own.reason !== 'missing' || own.epoch === undefined || hops >= MAX_FORK_DEPTH) {
       return own;
     }
-    const { epoch, lineage } = await this.#forks.lineage(sessionId);
+    const { epoch, lineage } = await this.#lineages.lineage(sessionId, own.epoch);
     if (lineage === undefined || epoch !== own.epoch) return own;
     const inherited = await this.#get(lineage.parent, hops + 1);
     if (inherited.status !== 'found') return own;

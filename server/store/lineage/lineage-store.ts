@@ -13,7 +13,7 @@ import {
   type StoredPage,
   type StoreWatchHandlers,
 } from '../event-store.ts';
-import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage, type LineageRead } from '../fork-store.ts';
+import { MAX_FORK_DEPTH, StoreForkParentError, type ForkStore, type Lineage } from '../fork-store.ts';
 import type { MetadataStore } from '../metadata-store.ts';
 import type { ArchiveLeaseStore } from '../archive-lease.ts';
 import type { RetentionStore } from '../retention-store.ts';
@@ -71,13 +71,14 @@ export class LineageStore implements EventStore {
   readonly archiveLease: ArchiveLeaseStore;
   readonly counters?: StoreCounters;
   readonly #inner: EventStore;
-  readonly #lineages = new LineageCache();
+  readonly #lineages: LineageCache;
 
   constructor(inner: EventStore) {
     this.#inner = inner;
     this.engine = inner.engine;
     this.presence = inner.presence;
-    this.snapshots = new LineageSnapshots(inner.snapshots, inner.forks);
+    this.#lineages = new LineageCache(inner.forks, inner.redactions);
+    this.snapshots = new LineageSnapshots(inner.snapshots, this.#lineages);
     this.forks = inner.forks;
     this.metadata = inner.metadata;
     this.retention = inner.retention;
@@ -88,7 +89,7 @@ export class LineageStore implements EventStore {
 
   /** Whether the parent's epoch `now` was made by redactions from `forkedIn` (the prefix is the same, redacted). */
   async #redactedSince(parent: string, forkedIn: string, now: string | undefined): Promise<boolean> {
-    return now !== undefined && (await this.#inner.redactions.priorEpochs(parent, now)).includes(forkedIn);
+    return now !== undefined && (await this.#lineages.priorEpochs(parent, now)).includes(forkedIn);
   }
 
   /** `store` read through its forks' lineage (itself when it is already). */
@@ -201,7 +202,7 @@ export class LineageStore implements EventStore {
     maxBytes: number | undefined,
     hops: number,
   ): EarlyPage | undefined {
-    const lineage = this.#lineages.latest(sessionId)?.lineage;
+    const lineage = this.#lineages.guess(sessionId);
     if (lineage === undefined || fromSeq > lineage.forkSeq || hops + 1 >= MAX_FORK_DEPTH) return undefined;
     const wanted = Math.min(limit, lineage.forkSeq - fromSeq + 1);
     const page = this.#readStoredPage(lineage.parent, fromSeq, wanted, maxBytes, hops + 1);
@@ -243,17 +244,9 @@ export class LineageStore implements EventStore {
     if (hops >= MAX_FORK_DEPTH) {
       throw new StoreDataError(`session ${sessionId}: its forks nest deeper than ${MAX_FORK_DEPTH} levels`);
     }
-    const { epoch, lineage } =
-      (known === undefined ? undefined : this.#lineages.get(sessionId, known)) ?? (await this.#readLineage(sessionId));
+    const { epoch, lineage } = await this.#lineages.lineage(sessionId, known);
     if (epoch === undefined || lineage === undefined || firstSeq !== lineage.forkSeq + 1) return undefined;
     return { epoch, lineage };
-  }
-
-  /** The engine's lineage read, kept for the epoch it was read in. */
-  async #readLineage(sessionId: string): Promise<LineageRead> {
-    const read = await this.#inner.forks.lineage(sessionId);
-    if (read.epoch !== undefined) this.#lineages.set(sessionId, { epoch: read.epoch, lineage: read.lineage });
-    return read;
   }
 
   trim(request: TrimRequest): Promise<TrimResult> {
