@@ -77,10 +77,15 @@ class ShardedPubSub implements PubSubTransport {
   readonly publishCommand = 'SPUBLISH';
   readonly #cluster: Cluster;
   readonly #timeoutMs: number;
+  /** The SSUBSCRIBEs waiting, each told when ioredis re-routed its sharded subscribers (one listener for all). */
+  readonly #remapWaiters = new Set<() => void>();
 
   constructor(cluster: Cluster, timeoutMs: number) {
     this.#cluster = cluster;
     this.#timeoutMs = timeoutMs;
+    cluster.on('subscribersReady', () => {
+      for (const waiter of [...this.#remapWaiters]) waiter();
+    });
   }
 
   async subscribe(channels: readonly string[], again: boolean): Promise<void> {
@@ -110,7 +115,7 @@ class ShardedPubSub implements PubSubTransport {
     return new Promise<Attempt>((resolve, reject) => {
       const settle = (): void => {
         clearTimeout(timer);
-        this.#cluster.off('subscribersReady', remapped);
+        this.#remapWaiters.delete(remapped);
       };
       const remapped = (): void => {
         settle();
@@ -120,7 +125,7 @@ class ShardedPubSub implements PubSubTransport {
         settle();
         resolve('timeout');
       }, ms);
-      this.#cluster.once('subscribersReady', remapped);
+      this.#remapWaiters.add(remapped);
       this.#cluster.ssubscribe(channel).then(
         () => {
           settle();
