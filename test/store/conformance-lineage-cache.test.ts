@@ -4,6 +4,7 @@
 // id — on another node, so this node's cache never heard of the deletion — is read as what it is now.
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import type { SessionEvent } from '../../shared/index.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import type { ForkStore } from '../../server/store/fork-store.ts';
 import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
@@ -71,6 +72,12 @@ function describeLineageCache(name: string, it: BackendTest): void {
       expect(events.slice(0, 30)).toEqual((await readAll(b, parent.id, 10)).slice(0, 30));
       expect(reads.lineage - before).toBe(1);
       expect(await readAll(a, child, 7)).toEqual(events);
+      // Decoded reads (`read`, not pages) too: their refusals say the fork's epoch as well.
+      const decoded: SessionEvent[] = [];
+      for (let page = await a.read(child, 0, 4); page.length > 0; page = await a.read(child, decoded.length, 4)) {
+        decoded.push(...page);
+      }
+      expect(decoded).toEqual(events);
       expect(reads.lineage - before).toBe(1);
       // A snapshot read of the fork (none of its own: its parent's is looked for, whose lineage is read too).
       expect(await a.snapshots.get(child)).toMatchObject({ status: 'none' });

@@ -36,11 +36,14 @@ interface Prefix {
   readonly lineage: Lineage;
 }
 
-/** A parent's page read before the fork's own read confirmed the lineage it was read for. */
-interface EarlyPage {
+/** A parent's read (a page, or events) made before the fork's own read confirmed the lineage it was made for. */
+interface EarlyRead<T> {
   readonly lineage: Lineage;
-  readonly page: Promise<BoundedPage>;
+  readonly result: Promise<T>;
 }
+
+/** A read of a fork's parent: `wanted` seqs from the read's `fromSeq`, one hop further. */
+type ParentRead<T> = (parent: string, wanted: number) => Promise<T>;
 
 function sameLineage(a: Lineage, b: Lineage): boolean {
   return a.parent === b.parent && a.forkSeq === b.forkSeq && a.parentEpoch === b.parentEpoch;
@@ -130,13 +133,16 @@ export class LineageStore implements EventStore {
   }
 
   async #read(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<readonly SessionEvent[]> {
+    const readParent: ParentRead<readonly SessionEvent[]> = (parent, wanted) =>
+      this.#read(parent, fromSeq, wanted, hops + 1);
+    const early = this.#earlyParentRead(sessionId, fromSeq, limit, hops, readParent);
     try {
       return await this.#inner.read(sessionId, fromSeq, limit);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
-      const { parent, forkSeq } = prefix.lineage;
+      const { forkSeq } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const events = await this.#read(parent, fromSeq, wanted, hops + 1);
+      const events = await this.#parentRead(early, prefix.lineage, wanted, readParent);
       if (events.length < wanted || wanted === limit) return events;
       // The prefix ends at the fork seq: the rest of the page is the fork's own first events.
       const own = await this.#own(() => this.#inner.read(sessionId, forkSeq + 1, limit - wanted));
@@ -160,17 +166,16 @@ export class LineageStore implements EventStore {
     hops: number,
   ): Promise<BoundedPage> {
     const read: PageRead = this.#inner.readStoredPage.bind(this.#inner);
-    const early = this.#earlyParentPage(sessionId, fromSeq, limit, maxBytes, hops);
+    const readParent: ParentRead<BoundedPage> = (parent, wanted) =>
+      this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+    const early = this.#earlyParentRead(sessionId, fromSeq, limit, hops, readParent);
     try {
       return await read(sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const page =
-        early !== undefined && sameLineage(early.lineage, prefix.lineage)
-          ? await early.page
-          : await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+      const page = await this.#parentRead(early, prefix.lineage, wanted, readParent);
       if (page.epoch !== parentEpoch && !(await this.#redactedSince(parent, parentEpoch, page.epoch))) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
@@ -191,23 +196,34 @@ export class LineageStore implements EventStore {
   }
 
   /**
-   * For a session this layer last saw as a fork whose prefix holds `fromSeq`: the parent's page, read now, together
+   * For a session this layer last saw as a fork whose prefix holds `fromSeq`: the parent's read, made now, together
    * with the fork's own read (which is refused below its base and says the fork's epoch); used only when the lineage
    * of that epoch is the one guessed (else dropped). Not past the depth bound: a stale guess costs a bounded read.
    */
-  #earlyParentPage(
+  #earlyParentRead<T>(
     sessionId: string,
     fromSeq: number,
     limit: number,
-    maxBytes: number | undefined,
     hops: number,
-  ): EarlyPage | undefined {
+    readParent: ParentRead<T>,
+  ): EarlyRead<T> | undefined {
     const lineage = this.#lineages.guess(sessionId);
     if (lineage === undefined || fromSeq > lineage.forkSeq || hops + 1 >= MAX_FORK_DEPTH) return undefined;
-    const wanted = Math.min(limit, lineage.forkSeq - fromSeq + 1);
-    const page = this.#readStoredPage(lineage.parent, fromSeq, wanted, maxBytes, hops + 1);
-    page.catch(() => undefined); // a page not used may fail unheard; one used is awaited, and fails the read
-    return { lineage, page };
+    const result = readParent(lineage.parent, Math.min(limit, lineage.forkSeq - fromSeq + 1));
+    result.catch(() => undefined); // a read not used may fail unheard; one used is awaited, and fails the read
+    return { lineage, result };
+  }
+
+  /** The parent's read for the fork's confirmed `lineage`: the early one when it was made for it, else one now. */
+  #parentRead<T>(
+    early: EarlyRead<T> | undefined,
+    lineage: Lineage,
+    wanted: number,
+    readParent: ParentRead<T>,
+  ): Promise<T> {
+    return early !== undefined && sameLineage(early.lineage, lineage)
+      ? early.result
+      : readParent(lineage.parent, wanted);
   }
 
   /** A read of a fork's own events right after its prefix; undefined when they are gone (trimmed past its base). */
