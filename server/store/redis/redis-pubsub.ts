@@ -121,10 +121,11 @@ class ShardedPubSub implements PubSubTransport {
         settle();
         resolve('remapped');
       };
-      const timer = setTimeout(() => {
+      const expire = (): void => {
         settle();
         resolve('timeout');
-      }, ms);
+      };
+      const timer = Number.isFinite(ms) ? setTimeout(expire, ms) : undefined; // no timeout: wait for an answer
       this.#remapWaiters.add(remapped);
       this.#cluster.ssubscribe(channel).then(
         () => {
