@@ -35,7 +35,14 @@ export interface ForkSizeResult {
   readonly forkReadPerSecond: number;
   /** Events/s reading the parent's log the same way (the baseline). */
   readonly parentReadPerSecond: number;
+  /** Pages/s reading one small page (`SMALL_PAGE` events from seq 0) of a fork's prefix, one after the other. */
+  readonly forkPagesPerSecond: number;
+  /** Pages/s reading the same page of the parent (the baseline: what a page costs without the lineage). */
+  readonly parentPagesPerSecond: number;
 }
+
+/** The small page's length: round trips, not bytes, decide its cost. */
+const SMALL_PAGE = 20;
 
 export interface ForkBenchResult {
   readonly name: 'fork';
@@ -104,6 +111,20 @@ async function readRate(store: EventStore, sessionId: string): Promise<number> {
   return best;
 }
 
+/** Pages per second of reading the same small page of a session again and again (best of 3 rounds of 500). */
+async function pageRate(store: EventStore, sessionId: string): Promise<number> {
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    for (let index = 0; index < 500; index++) {
+      const page = await store.readStoredPage(sessionId, 0, SMALL_PAGE);
+      if (page.bodies.length !== SMALL_PAGE) throw new Error(`pageRate: a page of ${page.bodies.length} events`);
+    }
+    best = Math.max(best, (500 * 1000) / (performance.now() - started));
+  }
+  return best;
+}
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measureSize(
@@ -143,6 +164,7 @@ async function measureSize(
   const forkBytes = (keyBytes + (await usage(parent, ['forks'])) - setBefore) / forks;
   const parentBytes = await usage(parent, ['log', 'idem', 'epoch']);
   const [forkRead, parentRead] = [await readRate(store, made[0]!), await readRate(store, parent)];
+  const [forkPages, parentPages] = [await pageRate(store, made[0]!), await pageRate(store, parent)];
   let copyMs: number | null = null;
   if (events <= 100_000) {
     const started = performance.now();
@@ -158,6 +180,8 @@ async function measureSize(
     copyMs,
     forkReadPerSecond: forkRead,
     parentReadPerSecond: parentRead,
+    forkPagesPerSecond: forkPages,
+    parentPagesPerSecond: parentPages,
   };
 }
 

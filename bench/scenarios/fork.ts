@@ -39,6 +39,16 @@ export function forkRows(result: ForkBenchResult): Row[] {
     });
     rows.push({
       scenario,
+      metric: "pages/s reading a 20-event page of a fork's prefix",
+      unit: '/s',
+      hub: size.forkPagesPerSecond,
+      baselineName: 'the same page of the parent',
+      baseline: size.parentPagesPerSecond,
+      target: '',
+      met: null,
+    });
+    rows.push({
+      scenario,
       metric: 'Redis bytes per fork',
       unit: 'B',
       hub: size.forkBytes,

@@ -10,6 +10,8 @@ const size = (events: number, forkMs: number, forkBytes: number) => ({
   copyMs: events <= 100_000 ? events / 10 : null,
   forkReadPerSecond: 200_000,
   parentReadPerSecond: 250_000,
+  forkPagesPerSecond: 4000,
+  parentPagesPerSecond: 5000,
 });
 
 describe('the fork scenario rows', () => {
@@ -18,9 +20,11 @@ describe('the fork scenario rows', () => {
     expect(rows.map((row) => [row.scenario, row.metric, row.hub, row.baseline])).toEqual([
       ['fork of a 1,000-event session', 'ms per fork (median)', 1, 100],
       ['fork of a 1,000-event session', 'events/s reading a fork whole (prefix from the parent)', 200_000, 250_000],
+      ['fork of a 1,000-event session', "pages/s reading a 20-event page of a fork's prefix", 4000, 5000],
       ['fork of a 1,000-event session', 'Redis bytes per fork', 664, 76_000],
       ['fork of a 1,000,000-event session', 'ms per fork (median)', 1.5, null],
       ['fork of a 1,000,000-event session', 'events/s reading a fork whole (prefix from the parent)', 200_000, 250_000],
+      ['fork of a 1,000,000-event session', "pages/s reading a 20-event page of a fork's prefix", 4000, 5000],
       ['fork of a 1,000,000-event session', 'Redis bytes per fork', 664, 76_000_000],
       ['fork, 1,000,000 vs 1,000 events', 'time per fork, large / small', 1.5, null],
       ['fork, 1,000,000 vs 1,000 events', 'Redis bytes per fork, large / small', 1, null],

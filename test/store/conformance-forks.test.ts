@@ -9,17 +9,7 @@ import { MAX_FORK_DEPTH } from '../../server/store/fork-store.ts';
 import { decodeStoredPage, readEventPage } from '../../server/store/codec/stored-events.ts';
 import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
 import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
-import { committed, drafts, recorder, WAIT } from './conformance-helpers.ts';
-
-/** Every event of a session, read page by page (pages of a fork's prefix end at its fork seq). */
-async function readAll(store: EventStore, sessionId: string, pageSize = 4): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  for (;;) {
-    const page = await readEventPage(store, sessionId, events.length, pageSize);
-    if (page.events.length === 0) return events;
-    events.push(...page.events);
-  }
-}
+import { committed, drafts, readAll, recorder, WAIT } from './conformance-helpers.ts';
 
 /** The page read with its bound by bytes (`maxBytes`), where the engine takes one. */
 type BoundedRead = (sessionId: string, fromSeq: number, limit: number, maxBytes?: number) => Promise<StoredPage>;

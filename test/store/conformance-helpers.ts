@@ -1,8 +1,10 @@
 // What the EventStore conformance files share (conformance-commit.test.ts, conformance-read-watch.test.ts): drafts
-// to commit, the events of a commit, a recording watcher, and how long to wait for a notification.
+// to commit, the events of a commit, a recording watcher, how long to wait for a notification, a whole log read by pages.
 import { type SessionEvent } from '../../shared/index.ts';
+import { readEventPage } from '../../server/store/codec/stored-events.ts';
 import {
   type CommitResult,
+  type EventStore,
   type CommittedBatch,
   type StoreWatchHandlers,
   type ValidatedDraft,
@@ -35,4 +37,14 @@ export function recorder(): StoreWatchHandlers & { batches: CommittedBatch[]; re
     },
   };
   return state;
+}
+
+/** Every event of a session, read page by page (pages of a fork's prefix end at its fork seq). */
+export async function readAll(store: EventStore, sessionId: string, pageSize = 4): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for (;;) {
+    const page = await readEventPage(store, sessionId, events.length, pageSize);
+    if (page.events.length === 0) return events;
+    events.push(...page.events);
+  }
 }

@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import type { EventStore, ValidatedDraft } from '../../server/store/event-store.ts';
 import { LineageStore } from '../../server/store/lineage/lineage-store.ts';
 import { MessageProjector } from '../../shared/index.ts';
+import { MAX_PRIOR_EPOCHS } from '../../server/store/redaction-store.ts';
 import { clusterBackend, memoryBackend, redisBackend, type BackendTest } from './conformance-backends.ts';
 import { committed } from './conformance-helpers.ts';
 
@@ -86,6 +87,28 @@ function describeRedactForks(name: string, it: BackendTest): void {
         expect(read).toMatchObject({ status: 'none', reason: 'other-epoch', headSeq: 2 });
         expect(JSON.stringify(read)).not.toContain(SECRET);
       }
+    });
+
+    it(`priorEpochs follows a chain longer than ${MAX_PRIOR_EPOCHS} redactions back, capped, most recent first`, async () => {
+      const sessionId = `rf-${randomUUID()}`;
+      const first = await store.commit({ sessionId, expectedSeq: 0, events: turn });
+      if (first.status !== 'committed') throw new Error(`expected a commit, got ${first.status}`);
+      const epochs = [first.epoch];
+      let next = 3;
+      for (let round = 0; round < MAX_PRIOR_EPOCHS + 2; round++) {
+        const leak = { type: 'user/message', data: { role: 'user', content: `${SECRET}-${round}` } };
+        committed(await store.commit({ sessionId, expectedSeq: next, events: [leak] }));
+        const result = await store.redactions.redact({ sessionId, seqs: [next], reason: 'leak', by: 'admin' });
+        if (result.status !== 'redacted') throw new Error(`expected a redaction, got ${result.status}`);
+        epochs.push(result.epoch);
+        next = (result.auditSeq ?? next) + 1;
+      }
+      const newestFirst = [...epochs].reverse();
+      expect(await store.redactions.priorEpochs(sessionId, newestFirst[0]!)).toEqual(
+        newestFirst.slice(1, 1 + MAX_PRIOR_EPOCHS),
+      );
+      expect(await store.redactions.priorEpochs(sessionId, epochs[3]!)).toEqual([epochs[2], epochs[1], epochs[0]]);
+      expect(await store.redactions.priorEpochs(sessionId, epochs[0]!)).toEqual([]);
     });
 
     it('an epoch no redaction made names no prior epoch, and a parent with forks cannot be deleted', async () => {

@@ -1,5 +1,5 @@
-import type { ForkStore } from '../fork-store.ts';
 import { MAX_FORK_DEPTH } from '../fork-store.ts';
+import type { LineageCache } from './lineage-cache.ts';
 import type { SessionSnapshot, SnapshotPutResult, SnapshotRead, SnapshotStore } from '../snapshot-store.ts';
 
 /** The snapshot stores' byte trigger (`countBytes`), for engines that keep one. */
@@ -16,11 +16,12 @@ interface ByteTrigger {
  */
 export class LineageSnapshots implements SnapshotStore {
   readonly #inner: SnapshotStore;
-  readonly #forks: ForkStore;
+  readonly #lineages: LineageCache;
 
-  constructor(inner: SnapshotStore, forks: ForkStore) {
+  /** `lineages`: the lineage layer's (a session's lineage read once per epoch). */
+  constructor(inner: SnapshotStore, lineages: LineageCache) {
     this.#inner = inner;
-    this.#forks = forks;
+    this.#lineages = lineages;
   }
 
   get(sessionId: string): Promise<SnapshotRead> {
@@ -29,13 +30,13 @@ export class LineageSnapshots implements SnapshotStore {
 
   async #get(sessionId: string, hops: number): Promise<SnapshotRead> {
     const own = await this.#inner.get(sessionId);
-    if (own.status === 'found' && (await this.#prefixRewritten(sessionId))) {
+    if (own.status === 'found' && (await this.#prefixRewritten(sessionId, own.snapshot.epoch))) {
       return { status: 'none', reason: 'other-epoch', epoch: own.snapshot.epoch, headSeq: own.headSeq };
     }
     if (own.status !== 'none' || own.reason !== 'missing' || own.epoch === undefined || hops >= MAX_FORK_DEPTH) {
       return own;
     }
-    const { epoch, lineage } = await this.#forks.lineage(sessionId);
+    const { epoch, lineage } = await this.#lineages.lineage(sessionId, own.epoch);
     if (lineage === undefined || epoch !== own.epoch) return own;
     const inherited = await this.#get(lineage.parent, hops + 1);
     if (inherited.status !== 'found') return own;
@@ -50,10 +51,11 @@ export class LineageSnapshots implements SnapshotStore {
    * own snapshot projects that prefix but keeps the fork's epoch, which the parent's redaction does not change, so it
    * may hold the bodies the redaction replaced: it is not served (the join replays the log, redacted).
    */
-  async #prefixRewritten(sessionId: string): Promise<boolean> {
-    let { lineage } = await this.#forks.lineage(sessionId);
+  async #prefixRewritten(sessionId: string, epoch: string): Promise<boolean> {
+    let { lineage } = await this.#lineages.lineage(sessionId, epoch);
     for (let hop = 0; lineage !== undefined && hop < MAX_FORK_DEPTH; hop++) {
-      const parent = await this.#forks.lineage(lineage.parent);
+      // The ancestor's epoch now (not a kept one: a change of it is what this looks for).
+      const parent = await this.#lineages.lineage(lineage.parent, undefined);
       if (parent.epoch !== lineage.parentEpoch) return true;
       lineage = parent.lineage;
     }

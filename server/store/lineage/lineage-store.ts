@@ -23,6 +23,7 @@ import type { PresenceStore } from '../presence-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { StoreTrimmedError } from '../trimmed-error.ts';
+import { LineageCache } from './lineage-cache.ts';
 import { LineageSnapshots } from './lineage-snapshots.ts';
 
 /** The engine's page read, with its optional bound by bytes. */
@@ -36,6 +37,19 @@ interface Prefix {
   readonly lineage: Lineage;
 }
 
+/** A parent's read (a page, or events) made before the fork's own read confirmed the lineage it was made for. */
+interface EarlyRead<T> {
+  readonly lineage: Lineage;
+  readonly result: Promise<T>;
+}
+
+/** A read of a fork's parent: `wanted` seqs from the read's `fromSeq`, one hop further. */
+type ParentRead<T> = (parent: string, wanted: number) => Promise<T>;
+
+function sameLineage(a: Lineage, b: Lineage): boolean {
+  return a.parent === b.parent && a.forkSeq === b.forkSeq && a.parentEpoch === b.parentEpoch;
+}
+
 /**
  * The store as the hub reads it: an engine whose forks read their prefix from their parents (docs/storage.md#forks).
  * An engine holds a fork's own events only, from its base `forkSeq + 1`, and refuses reads below it
@@ -46,6 +60,9 @@ interface Prefix {
  * So a fork costs nothing to make whatever its parent's length, and an edit of the parent's prefix (a redaction)
  * shows in every fork. Writes, heads, idempotency and watches are the engine's: a fork's own. A fork without a
  * snapshot of its own is served its parent's when it covers the shared prefix only (lineage-snapshots.ts).
+ * Round trips: the lineage read is cached per epoch (lineage-cache.ts; the engines' refused page reads say the epoch),
+ * and a page of a fork known to this layer reads the parent's page together with the fork's own (refused) read, so
+ * a page of a fork's prefix costs about one round trip, as the parent's own does (docs/performance.md#forks).
  */
 export class LineageStore implements EventStore {
   readonly engine: EventStore['engine'];
@@ -59,12 +76,14 @@ export class LineageStore implements EventStore {
   readonly restore: RestoreStore;
   readonly counters?: StoreCounters;
   readonly #inner: EventStore;
+  readonly #lineages: LineageCache;
 
   constructor(inner: EventStore) {
     this.#inner = inner;
     this.engine = inner.engine;
     this.presence = inner.presence;
-    this.snapshots = new LineageSnapshots(inner.snapshots, inner.forks);
+    this.#lineages = new LineageCache(inner.forks, inner.redactions);
+    this.snapshots = new LineageSnapshots(inner.snapshots, this.#lineages);
     this.forks = inner.forks;
     this.metadata = inner.metadata;
     this.retention = inner.retention;
@@ -76,7 +95,7 @@ export class LineageStore implements EventStore {
 
   /** Whether the parent's epoch `now` was made by redactions from `forkedIn` (the prefix is the same, redacted). */
   async #redactedSince(parent: string, forkedIn: string, now: string | undefined): Promise<boolean> {
-    return now !== undefined && (await this.#inner.redactions.priorEpochs(parent, now)).includes(forkedIn);
+    return now !== undefined && (await this.#lineages.priorEpochs(parent, now)).includes(forkedIn);
   }
 
   /** `store` read through its forks' lineage (itself when it is already). */
@@ -92,7 +111,7 @@ export class LineageStore implements EventStore {
   async #head(sessionId: string, hops: number): Promise<SessionHead> {
     const head = await this.#inner.head(sessionId);
     if (head.firstSeq === undefined || head.firstSeq === 0) return head;
-    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops);
+    const prefix = await this.#prefixBelow(sessionId, head.firstSeq, hops, head.epoch);
     if (prefix === undefined) return head;
     const parentFirst = (await this.#head(prefix.lineage.parent, hops + 1)).firstSeq ?? 0;
     const { epoch, headSeq } = head;
@@ -117,13 +136,16 @@ export class LineageStore implements EventStore {
   }
 
   async #read(sessionId: string, fromSeq: number, limit: number, hops: number): Promise<readonly SessionEvent[]> {
+    const readParent: ParentRead<readonly SessionEvent[]> = (parent, wanted) =>
+      this.#read(parent, fromSeq, wanted, hops + 1);
+    const early = this.#earlyParentRead(sessionId, fromSeq, limit, hops, readParent);
     try {
       return await this.#inner.read(sessionId, fromSeq, limit);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
-      const { parent, forkSeq } = prefix.lineage;
+      const { forkSeq } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const events = await this.#read(parent, fromSeq, wanted, hops + 1);
+      const events = await this.#parentRead(early, prefix.lineage, wanted, readParent);
       if (events.length < wanted || wanted === limit) return events;
       // The prefix ends at the fork seq: the rest of the page is the fork's own first events.
       const own = await this.#own(() => this.#inner.read(sessionId, forkSeq + 1, limit - wanted));
@@ -147,13 +169,16 @@ export class LineageStore implements EventStore {
     hops: number,
   ): Promise<BoundedPage> {
     const read: PageRead = this.#inner.readStoredPage.bind(this.#inner);
+    const readParent: ParentRead<BoundedPage> = (parent, wanted) =>
+      this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+    const early = this.#earlyParentRead(sessionId, fromSeq, limit, hops, readParent);
     try {
       return await read(sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       const prefix = await this.#prefixOf(error, sessionId, fromSeq, hops);
       const { parent, forkSeq, parentEpoch } = prefix.lineage;
       const wanted = Math.min(limit, forkSeq - fromSeq + 1);
-      const page = await this.#readStoredPage(parent, fromSeq, wanted, maxBytes, hops + 1);
+      const page = await this.#parentRead(early, prefix.lineage, wanted, readParent);
       if (page.epoch !== parentEpoch && !(await this.#redactedSince(parent, parentEpoch, page.epoch))) {
         throw new StoreForkParentError(
           `session ${sessionId}: its parent ${parent} is no longer in the epoch it was forked from`,
@@ -173,6 +198,37 @@ export class LineageStore implements EventStore {
     }
   }
 
+  /**
+   * For a session this layer last saw as a fork whose prefix holds `fromSeq`: the parent's read, made now, together
+   * with the fork's own read (which is refused below its base and says the fork's epoch); used only when the lineage
+   * of that epoch is the one guessed (else dropped). Not past the depth bound: a stale guess costs a bounded read.
+   */
+  #earlyParentRead<T>(
+    sessionId: string,
+    fromSeq: number,
+    limit: number,
+    hops: number,
+    readParent: ParentRead<T>,
+  ): EarlyRead<T> | undefined {
+    const lineage = this.#lineages.guess(sessionId);
+    if (lineage === undefined || fromSeq > lineage.forkSeq || hops + 1 >= MAX_FORK_DEPTH) return undefined;
+    const result = readParent(lineage.parent, Math.min(limit, lineage.forkSeq - fromSeq + 1));
+    result.catch(() => undefined); // a read not used may fail unheard; one used is awaited, and fails the read
+    return { lineage, result };
+  }
+
+  /** The parent's read for the fork's confirmed `lineage`: the early one when it was made for it, else one now. */
+  #parentRead<T>(
+    early: EarlyRead<T> | undefined,
+    lineage: Lineage,
+    wanted: number,
+    readParent: ParentRead<T>,
+  ): Promise<T> {
+    return early !== undefined && sameLineage(early.lineage, lineage)
+      ? early.result
+      : readParent(lineage.parent, wanted);
+  }
+
   /** A read of a fork's own events right after its prefix; undefined when they are gone (trimmed past its base). */
   async #own<T>(read: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -189,17 +245,25 @@ export class LineageStore implements EventStore {
    */
   async #prefixOf(error: unknown, sessionId: string, fromSeq: number, hops: number): Promise<Prefix> {
     if (!(error instanceof StoreTrimmedError)) throw error;
-    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops);
+    const prefix = await this.#prefixBelow(sessionId, error.firstSeq, hops, error.epoch);
     if (prefix === undefined || fromSeq > prefix.lineage.forkSeq) throw error;
     return prefix;
   }
 
-  /** The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base. */
-  async #prefixBelow(sessionId: string, firstSeq: number, hops: number): Promise<Prefix | undefined> {
+  /**
+   * The prefix of a session whose log starts at `firstSeq`: defined when it is a fork that starts at its base.
+   * `known`: the session's epoch as a read just found it, when the read said (its lineage may then be cached).
+   */
+  async #prefixBelow(
+    sessionId: string,
+    firstSeq: number,
+    hops: number,
+    known: string | undefined,
+  ): Promise<Prefix | undefined> {
     if (hops >= MAX_FORK_DEPTH) {
       throw new StoreDataError(`session ${sessionId}: its forks nest deeper than ${MAX_FORK_DEPTH} levels`);
     }
-    const { epoch, lineage } = await this.#inner.forks.lineage(sessionId);
+    const { epoch, lineage } = await this.#lineages.lineage(sessionId, known);
     if (epoch === undefined || lineage === undefined || firstSeq !== lineage.forkSeq + 1) return undefined;
     return { epoch, lineage };
   }
@@ -224,7 +288,8 @@ export class LineageStore implements EventStore {
     return this.#inner.listSessions(prefix);
   }
 
-  deleteSession(sessionId: string): Promise<boolean> {
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.#lineages.delete(sessionId);
     return this.#inner.deleteSession(sessionId);
   }
 

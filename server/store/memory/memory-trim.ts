@@ -31,7 +31,7 @@ export function eventsOf(
   limit: number,
 ): readonly SessionEvent[] {
   if (session === undefined) return [];
-  checkNotTrimmed(sessionId, fromSeq, session.firstSeq);
+  checkNotTrimmed(sessionId, fromSeq, session.firstSeq, session.epoch);
   const start = fromSeq - session.firstSeq;
   return session.events.slice(start, start + limit);
 }

@@ -53,7 +53,7 @@ export class BoundedPageReader {
     const [rawEpoch, entries, cut, base] = reply as [Buffer, RawStreamEntry[], number, Buffer | null];
     const epoch = rawEpoch.toString();
     if (epoch === '') return { epoch: undefined, firstSeq: fromSeq, bodies: [], times: [] };
-    checkNotTrimmed(sessionId, fromSeq, parseBase(base));
+    checkNotTrimmed(sessionId, fromSeq, parseBase(base), epoch);
     const { bodies, times } = streamEntryParts(sessionId, fromSeq, entries);
     return cut === 1
       ? { epoch, firstSeq: fromSeq, bodies, times, truncated: true }

@@ -96,7 +96,7 @@ export class CatchUpReader {
     if (maxBytes !== undefined) return this.readBounded(keys, sessionId, fromSeq, limit, maxBytes);
     const { epoch, entries, base } = await this.readInMulti(keys, fromSeq, limit);
     return storedPage(epoch, fromSeq, () => {
-      checkNotTrimmed(sessionId, fromSeq, base);
+      checkNotTrimmed(sessionId, fromSeq, base, epoch);
       return streamEntryParts(sessionId, fromSeq, entries);
     });
   }

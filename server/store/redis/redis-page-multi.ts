@@ -27,23 +27,25 @@ export async function readPageInMulti(
 }
 
 /**
- * The raw stream entries from `fromSeq` and the base, for `EventStore.read` (which reads the log whatever its
- * epoch): `XRANGE`, then `HGET`, pipelined. Not atomic, and it need not be: a trim only raises the base, so one that
- * comes between the two shows as a base above `fromSeq` (GONE), and one before the `XRANGE` too. Errors are
- * ioredis's (the store maps them).
+ * The raw stream entries from `fromSeq`, the base and the epoch (undefined when none), for `EventStore.read` (which reads
+ * the log whatever its epoch): `XRANGE`, `HGET`, then `GET`, pipelined. Not atomic, and it need not be: a trim only
+ * raises the base, so one that comes between the two shows as a base above `fromSeq` (GONE), and one before the
+ * `XRANGE` too; the epoch only names the session in a refusal (`StoreTrimmedError.epoch`: what a reader knows of
+ * that epoch, a fork's lineage, holds). Errors are ioredis's (the store maps them).
  */
 export async function readEntries(
   redis: RedisClient,
   keys: SessionKeys,
   fromSeq: number,
   limit: number,
-): Promise<{ entries: RawStreamEntry[]; base: number }> {
+): Promise<{ entries: RawStreamEntry[]; base: number; epoch: string | undefined }> {
   const pipeline = redis
     .pipeline()
     .xrangeBuffer(keys.log, `${fromSeq}-0`, '+', 'COUNT', limit)
-    .hgetBuffer(keys.idempotency, BASE_FIELD);
-  const [entries, base] = (await execute(pipeline)) as [RawStreamEntry[], Buffer | null];
-  return { entries, base: parseBase(base) };
+    .hgetBuffer(keys.idempotency, BASE_FIELD)
+    .get(keys.epoch);
+  const [entries, base, epoch] = (await execute(pipeline)) as [RawStreamEntry[], Buffer | null, string | null];
+  return { entries, base: parseBase(base), epoch: epoch ?? undefined };
 }
 
 async function execute(transaction: ChainableCommander): Promise<unknown[]> {

@@ -76,3 +76,20 @@ redis.call('DEL', KEYS[3])
 redis.call('PUBLISH', ARGV[3], '${REDACTED_NOTICE}')
 return {'redacted', ARGV[2], string.format('%d', audit), time}
 `;
+
+/**
+ * The epochs an epoch replaced by redactions, most recent first, in one round trip. KEYS: 1 epochs hash (new epoch
+ * → the one it replaced). ARGV: 1 the epoch to start from, 2 most hops to follow (`MAX_PRIOR_EPOCHS`). Reads only.
+ */
+export const PRIOR_EPOCHS_SCRIPT = `#!lua flags=no-writes
+local prior = {}
+local at = ARGV[1]
+local limit = tonumber(ARGV[2])
+while #prior < limit do
+  local before = redis.call('HGET', KEYS[1], at)
+  if not before then break end
+  prior[#prior + 1] = before
+  at = before
+end
+return prior
+`;

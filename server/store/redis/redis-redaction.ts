@@ -14,13 +14,14 @@ import type { RedisClient } from './redis-connection.ts';
 import { FIELD_BODY } from './redis-entries.ts';
 import { BASE_FIELD, sessionKeys, type SessionKeys } from './redis-keys.ts';
 import { parseBase } from './redis-trim.ts';
-import { REDACT_SCRIPT } from './redis-redaction-scripts.ts';
+import { PRIOR_EPOCHS_SCRIPT, REDACT_SCRIPT } from './redis-redaction-scripts.ts';
 import { withPublishCommand } from './redis-scripts.ts';
 import type { RedisCall } from './redis-snapshots.ts';
 import { replicatedScript, type ReplicaWait, type ReplicatedScript } from './replica-wait.ts';
 
 interface RedactionCommands {
   shRedact(...args: (string | Buffer)[]): Promise<unknown>;
+  shPriorEpochs(epochs: string, epoch: string, limit: number): Promise<unknown>;
 }
 
 type Entry = [id: Buffer, fields: Buffer[]];
@@ -75,6 +76,7 @@ export class RedisRedactions implements RedactionStore {
   ) {
     const script = { numberOfKeys: 5, lua: withPublishCommand(REDACT_SCRIPT, publish) };
     redis.defineCommand('shRedact', script);
+    redis.defineCommand('shPriorEpochs', { numberOfKeys: 1, lua: PRIOR_EPOCHS_SCRIPT });
     this.#redis = redis as RedisClient & RedactionCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -128,15 +130,15 @@ export class RedisRedactions implements RedactionStore {
     throw new StoreUnavailableError(`redis redact: ${request.sessionId} kept changing under the redaction`);
   }
 
+  /** One script (redis-redaction-scripts.ts): the whole walk in one round trip, on the session's one key. */
   async priorEpochs(sessionId: string, epoch: string): Promise<readonly string[]> {
     const { epochs } = sessionKeys(this.#prefix, sessionId);
-    const prior: string[] = [];
-    for (let at = epoch; prior.length < MAX_PRIOR_EPOCHS;) {
-      const before = await this.#call('redact', () => this.#redis.hget(epochs, at));
-      if (before === null) break;
-      prior.push((at = before));
+    const reply = await this.#call('redact', () => this.#redis.shPriorEpochs(epochs, epoch, MAX_PRIOR_EPOCHS));
+    const isString = (item: unknown): item is string => typeof item === 'string';
+    if (!Array.isArray(reply) || !reply.every(isString)) {
+      throw new StoreUnavailableError("redis priorEpochs: the reply is not the script's");
     }
-    return prior;
+    return reply;
   }
 
   /**

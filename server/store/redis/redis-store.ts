@@ -353,9 +353,9 @@ export class RedisStore implements EventStore {
     checkReadRequest(sessionId, fromSeq, limit);
     const keys = sessionKeys(this.keyPrefix, sessionId);
     await this.#notifications.whenActive(sessionId, this.#commandTimeoutMs);
-    const { entries, base } = await this.#call('read', false, () => readEntries(this.#redis, keys, fromSeq, limit));
-    checkNotTrimmed(sessionId, fromSeq, base);
-    return decodeStreamEntries(sessionId, fromSeq, entries);
+    const read = await this.#call('read', false, () => readEntries(this.#redis, keys, fromSeq, limit));
+    checkNotTrimmed(sessionId, fromSeq, read.base, read.epoch);
+    return decodeStreamEntries(sessionId, fromSeq, read.entries);
   }
 
   /** See `EventStore.trim` (redis-trim.ts). */

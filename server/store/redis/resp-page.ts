@@ -172,7 +172,8 @@ export function parsePageReplies(bytes: Buffer, sessionId: string, fromSeq: numb
   const base = reader.bulk();
   const epochAfter = epochText(bytes, reader.bulk());
   if (epochAfter !== epochBefore) return { epochBefore, epochAfter, bodies: [], times: [] }; // read again
-  checkNotTrimmed(sessionId, fromSeq, parseBase(base === undefined ? undefined : bytes.subarray(base[0], base[1])));
+  const firstSeq = parseBase(base === undefined ? undefined : bytes.subarray(base[0], base[1]));
+  checkNotTrimmed(sessionId, fromSeq, firstSeq, epochBefore);
   if (parts === undefined) throw invalid;
   return { epochBefore, epochAfter, ...parts };
 }
