@@ -20,6 +20,11 @@ export class SegmentCache {
     return entry.events;
   }
 
+  /** Whether `path` is cached (without making it the most recently used). */
+  has(path: string): boolean {
+    return this.entries.has(path);
+  }
+
   set(path: string, events: SegmentEvents): void {
     let bytes = events.bodies.length * 16;
     for (const body of events.bodies) bytes += body.byteLength;

@@ -17,6 +17,7 @@ import { isMissing, randomTag, syncDir, unavailable, writeTempFile } from './dur
 import { isSessionDirName, sessionDirName, sessionIdOfDirName } from './file-names.ts';
 import { describeIndex, encodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
 import { SegmentCache } from '../segment-cache.ts';
+import { SegmentReadAhead } from '../segment-read-ahead.ts';
 import { SEGMENT_MAX_BYTES, SEGMENT_MAX_EVENTS, splitRun } from '../segment-codec.ts';
 import { SegmentMissingError, SessionFiles, type NewSegment, type StepHook } from './session-files.ts';
 import { readFileIndexPage } from './file-read.ts';
@@ -47,6 +48,7 @@ export class FileArchive implements ArchiveBackend {
   private readonly sessionsDir: string;
   private readonly trashDir: string;
   private readonly cache: SegmentCache;
+  private readonly ahead = new SegmentReadAhead();
   private readonly step: StepHook;
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -100,7 +102,8 @@ export class FileArchive implements ArchiveBackend {
   }
 
   private files(sessionId: string): SessionFiles {
-    return new SessionFiles(join(this.sessionsDir, sessionDirName(sessionId)), sessionId, this.cache, this.step);
+    const dir = join(this.sessionsDir, sessionDirName(sessionId));
+    return new SessionFiles(dir, sessionId, this.cache, this.step, this.ahead);
   }
 
   /** Runs `task` after every earlier call of this instance on the session has settled. */
@@ -329,6 +332,8 @@ export class FileArchive implements ArchiveBackend {
         if (isMissing(error)) return false;
         throw unavailable(`deleting ${JSON.stringify(sessionId)}`, error);
       }
+      // A read-ahead that read a segment before the move must not cache it after the session's segments are forgotten.
+      await this.ahead.drain(files.dir);
       this.cache.deleteUnder(files.dir);
       try {
         await syncDir(this.sessionsDir);
@@ -343,6 +348,7 @@ export class FileArchive implements ArchiveBackend {
 
   async close(): Promise<void> {
     await Promise.all([...this.locks.values()]);
+    await this.ahead.drainAll();
   }
 }
 

@@ -4,7 +4,8 @@ import type { SessionFiles } from './session-files.ts';
 
 /**
  * One page of a session's archive as the seam's `read` returns it: up to `limit` events from `fromSeq`, at most
- * `maxBytes` of bodies but at least one event, each segment verified as it is read.
+ * `maxBytes` of bodies but at least one event, each segment verified as it is read; the segment after the last
+ * one the page reads is read ahead.
  */
 export async function readFileIndexPage(
   files: SessionFiles,
@@ -21,9 +22,13 @@ export async function readFileIndexPage(
   }
   let seq = fromSeq;
   let bytes = 0;
-  for (let at = segmentAt(index.segments, fromSeq); at < index.segments.length; at++) {
+  // A page that ends where a segment does stops there, without loading the next segment.
+  for (let at = segmentAt(index.segments, fromSeq); at < index.segments.length && bodies.length < limit; at++) {
     const entry = index.segments[at]!;
     const events = await files.loadSegment(entry);
+    // The reader is in this segment: the next one is loaded and decoded while it pages through this one.
+    const next = index.segments[at + 1];
+    if (next !== undefined) files.readAhead(next);
     for (let i = seq - entry.firstSeq; i < entry.count; i++, seq++) {
       const body = events.bodies[i]!;
       if (bodies.length === limit || (bodies.length > 0 && bytes + body.byteLength > maxBytes)) {

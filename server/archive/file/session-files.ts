@@ -4,6 +4,7 @@ import { StoreDataError } from '../../store/event-store.ts';
 import { decodeIndex, segmentAt, type SegmentEntry, type SessionIndex } from './index-codec.ts';
 import { decodeSegment, encodeSegment, type SegmentEvents } from '../segment-codec.ts';
 import type { SegmentCache } from '../segment-cache.ts';
+import type { SegmentReadAhead } from '../segment-read-ahead.ts';
 import { INDEX_FILE, segmentFileName } from './file-names.ts';
 import { isMissing, randomTag, removeQuietly, rename, syncDir, unavailable, writeTempFile } from './durable-fs.ts';
 
@@ -37,6 +38,7 @@ export class SessionFiles {
     readonly sessionId: string,
     private readonly cache: SegmentCache,
     private readonly step: StepHook,
+    private readonly ahead: SegmentReadAhead,
   ) {}
 
   /** The verified index, or undefined when the session has none. I/O failures are `ArchiveUnavailableError`. */
@@ -51,11 +53,25 @@ export class SessionFiles {
     return decodeIndex(file, this.sessionId);
   }
 
-  /** A verified segment (from the cache when it was read before). */
+  /** A verified segment (from the cache when it was read before, or read ahead: a read-ahead in flight is joined). */
   async loadSegment(entry: SegmentEntry): Promise<SegmentEvents> {
     const path = join(this.dir, entry.name);
-    const cached = this.cache.get(path);
-    if (cached !== undefined) return cached;
+    const inFlight = this.ahead.loading(this.dir, path);
+    if (inFlight !== undefined) await inFlight;
+    return this.cache.get(path) ?? this.readSegment(entry, path);
+  }
+
+  /**
+   * Starts loading `entry` (the segment after the one a reader is in) into the cache in the background, unless it
+   * is cached or the session has a read-ahead in flight. Never rejects: a failure is the next real read's to see.
+   */
+  readAhead(entry: SegmentEntry): void {
+    const path = join(this.dir, entry.name);
+    if (this.cache.has(path)) return;
+    this.ahead.start(this.dir, path, () => this.readSegment(entry, path));
+  }
+
+  private async readSegment(entry: SegmentEntry, path: string): Promise<SegmentEvents> {
     let file: Buffer;
     try {
       file = await readFile(path);
