@@ -24,6 +24,7 @@ import { PostgresArchive } from '../server/archive/postgres/pg-archive.ts';
 import { TieredStore } from '../server/archive/tiered-store.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/postgres.ts';
 import { fillSessionInStore } from './baselines/xrange.ts';
+import { segmentsOf, timeDecodeFloor } from './decode-floor.ts';
 import { runArchiveAppend, type ArchiveAppendResults } from './archive-append.ts';
 import { measureResidue, type ResidueResults } from './archive-residue.ts';
 import { KEYED_APPEND_EVENTS, simulateDays, type WeekResults } from './archive-week.ts';
@@ -58,11 +59,17 @@ async function timeCatchUp(store: TieredStore, sessionId: string, count: number)
   return (count * 1000) / (performance.now() - start);
 }
 
-/** Events/s of a catch-up, hot and archived: medians over the rounds, and the median of the rounds' ratios. */
+/**
+ * Events/s of a catch-up, hot and archived: medians over the rounds, and the median of the rounds' ratios; the
+ * floor (bench/decode-floor.ts: decoding the session's segments alone, and their brotli decompression alone,
+ * synchronous) in the same rounds.
+ */
 export interface CatchUpFigures {
   readonly hot: number;
   readonly cold: number;
   readonly pairedRatio: number;
+  readonly decode: number;
+  readonly decompressSync: number;
 }
 
 /**
@@ -92,7 +99,9 @@ export async function catchUpOn(
     if (run.status !== 'archived' || run.cut !== events) throw new Error(`archive-tier: run ${JSON.stringify(run)}`);
     const hot = new TieredStore(store, writer);
     await timeCatchUp(hot, 'hot/session', events); // warm-up
+    const segments = await segmentsOf(store, 'hot/session', events);
     const rounds = { hot: [] as number[], cold: [] as number[], ratio: [] as number[] };
+    const floors = { decode: [] as number[], decompressSync: [] as number[] };
     for (let round = 0; round < (context.quick ? 1 : 3); round++) {
       rounds.hot.push(await timeCatchUp(hot, 'hot/session', events));
       const archive = await openArchive();
@@ -102,11 +111,38 @@ export async function catchUpOn(
         await archive.close();
       }
       rounds.ratio.push(rounds.cold.at(-1)! / rounds.hot.at(-1)!);
+      const floor = await timeDecodeFloor(segments);
+      floors.decode.push(floor.decode);
+      floors.decompressSync.push(floor.decompressSync);
     }
-    return { hot: median(rounds.hot), cold: median(rounds.cold), pairedRatio: median(rounds.ratio) };
+    return {
+      hot: median(rounds.hot),
+      cold: median(rounds.cold),
+      pairedRatio: median(rounds.ratio),
+      decode: median(floors.decode),
+      decompressSync: median(floors.decompressSync),
+    };
   } finally {
     await store.close();
   }
+}
+
+/** Opens a fresh `FileArchive` on `dir` each call (nothing cached). */
+export function fileOpener(dir: string): () => Promise<ArchiveBackend> {
+  return async () => {
+    const file = new FileArchive({ dir });
+    await file.open();
+    return file;
+  };
+}
+
+/** Opens a fresh `PostgresArchive` on `url` each call (nothing cached, a pool of its own). */
+export function postgresOpener(url: string): () => Promise<ArchiveBackend> {
+  return async () => {
+    const pg = new PostgresArchive({ url });
+    await pg.open();
+    return pg;
+  };
 }
 
 export async function runArchiveTier(
@@ -137,27 +173,11 @@ export async function runArchiveTier(
     const events = context.quick ? CATCH_UP_EVENTS.quick : CATCH_UP_EVENTS.full;
     const catchUp: Record<string, CatchUpFigures> = {};
     const fileDir = join(dir, 'catch-up');
-    catchUp['file'] = await catchUpOn(
-      context,
-      async () => {
-        const file = new FileArchive({ dir: fileDir });
-        await file.open();
-        return file;
-      },
-      events,
-    );
+    catchUp['file'] = await catchUpOn(context, fileOpener(fileDir), events);
     try {
       database = await createTestDatabase('sh_bench_tier');
       const url = database.url;
-      catchUp['postgres'] = await catchUpOn(
-        context,
-        async () => {
-          const pg = new PostgresArchive({ url });
-          await pg.open();
-          return pg;
-        },
-        events,
-      );
+      catchUp['postgres'] = await catchUpOn(context, postgresOpener(url), events);
     } catch (error) {
       postgresError = error instanceof Error ? error.message : String(error);
       log(`archive-tier: no PostgreSQL figure (${postgresError})`);
