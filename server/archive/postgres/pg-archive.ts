@@ -21,8 +21,9 @@ import {
   type SegmentEvents,
 } from '../segment-codec.ts';
 import { SegmentCache } from '../segment-cache.ts';
+import { SegmentReadAhead } from '../segment-read-ahead.ts';
 import { pgFailure } from './pg-errors.ts';
-import { readPostgresPage } from './pg-read.ts';
+import { readPostgresPage, type PageReader } from './pg-read.ts';
 import { expectedOf, SESSION_COLUMNS, toArchivedSession, toInt, type SegmentRow, type SessionRow } from './pg-rows.ts';
 import { migrateArchiveSchema } from './pg-schema.ts';
 
@@ -54,6 +55,8 @@ export class PostgresArchive implements ArchiveBackend {
   private readonly pool: pg.Pool;
   /** Decoded segments, keyed by session, first seq and checksum (a rewritten segment has another checksum). */
   private readonly cache: SegmentCache;
+  private readonly ahead = new SegmentReadAhead();
+  private readonly reader: PageReader;
 
   constructor(options: PostgresArchiveOptions) {
     this.cache = new SegmentCache(options.cacheBytes ?? 32 * 1024 * 1024);
@@ -64,6 +67,7 @@ export class PostgresArchive implements ArchiveBackend {
       statement_timeout: options.statementTimeoutMs ?? 30_000,
       application_name: 'session-hub:archive',
     });
+    this.reader = { pool: this.pool, cache: this.cache, ahead: this.ahead, unread: new Set() };
     const onError = options.onError ?? ((error: Error) => process.emitWarning(error));
     // An idle connection that breaks (server restart, pg_terminate_backend) must never be an uncaught error.
     this.pool.on('error', (error) => onError(pgFailure('an idle connection', error)));
@@ -261,7 +265,7 @@ export class PostgresArchive implements ArchiveBackend {
   async read(sessionId: string, fromSeq: number, limit: number, maxBytes: number): Promise<StoredPage> {
     checkRead(sessionId, fromSeq, limit, maxBytes);
     try {
-      return await readPostgresPage(this.pool, this.cache, sessionId, fromSeq, limit, maxBytes);
+      return await readPostgresPage(this.reader, sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       throw pgFailure(`reading ${JSON.stringify(sessionId)}`, error);
     }
@@ -347,6 +351,7 @@ export class PostgresArchive implements ArchiveBackend {
   }
 
   async close(): Promise<void> {
+    await this.ahead.drainAll();
     await this.pool.end();
   }
 }

@@ -3,6 +3,7 @@ import { StoreDataError, type StoredPage } from '../../store/event-store.ts';
 import { ArchiveUnavailableError } from '../archive-backend.ts';
 import { decodeSegment, type SegmentEvents } from '../segment-codec.ts';
 import type { SegmentCache } from '../segment-cache.ts';
+import type { SegmentReadAhead } from '../segment-read-ahead.ts';
 import { expectedOf, toInt, type SegmentRow } from './pg-rows.ts';
 
 const SEGMENTS = 'session_hub_archive_segments';
@@ -40,36 +41,29 @@ function keyOf(sessionId: string, firstSeq: string, sha256: Buffer): string {
 }
 
 /**
- * Read-ahead, per cache (one per backend instance): the segment after the one a reader just entered is fetched and
- * decoded in the background while the reader's pages come from the current one (a 4,096-event segment is four
- * pages), so a catch-up of a session nobody read lately does not wait for each segment's fetch and decode in turn.
- * `pending` holds the fetches in flight, by session and first seq; `unread` the cache keys they filled that no page
- * used yet (a page that uses one is the reader entering that segment: the next one is fetched). What is read ahead
- * goes to the cache under its own checksum, so a page only uses it if its plan names the same content.
+ * Read-ahead (`SegmentReadAhead`, one per backend instance): the segment after the one a reader just entered is
+ * fetched and decoded in the background while the reader's pages come from the current one (a 4,096-event segment
+ * is four pages), so a catch-up of a session nobody read lately does not wait for each segment's fetch and decode
+ * in turn. Its loads are keyed by session and first seq; `unread` holds the cache keys they filled that no page
+ * used yet (a page that uses one is the reader entering that segment: the next one is fetched). What is
+ * read ahead goes to the cache under its own checksum, so a page only uses it if its plan names the same content.
  */
-interface ReadAhead {
-  readonly pending: Map<string, Promise<void>>;
-  readonly unread: Set<string>;
-}
-const readAheads = new WeakMap<SegmentCache, ReadAhead>();
 /** More unread read-ahead keys than this (readers that stopped): the set is emptied. */
 const MAX_UNREAD = 10_000;
 
-function readAheadOf(cache: SegmentCache): ReadAhead {
-  let state = readAheads.get(cache);
-  if (state === undefined) {
-    state = { pending: new Map(), unread: new Set() };
-    readAheads.set(cache, state);
-  }
-  return state;
+/** The page reader's parts, one per backend instance: the pool, the cache of decoded segments, the read-ahead. */
+export interface PageReader {
+  readonly pool: pg.Pool;
+  readonly cache: SegmentCache;
+  readonly ahead: SegmentReadAhead;
+  readonly unread: Set<string>;
 }
 
-/** Starts fetching the segment at `firstSeq` into the cache (if below `nextSeq`, not in flight). Never rejects. */
-function readAhead(pool: pg.Pool, cache: SegmentCache, sessionId: string, firstSeq: number, nextSeq: number): void {
-  const state = readAheadOf(cache);
-  const key = `${sessionId}\u0000${firstSeq}`;
-  if (firstSeq >= nextSeq || state.pending.has(key)) return;
-  const fetch = (async () => {
+/** Starts fetching the segment at `firstSeq` into the cache (if below `nextSeq`, none in flight). Never rejects. */
+function readAhead(reader: PageReader, sessionId: string, firstSeq: number, nextSeq: number): void {
+  const { pool, cache, unread } = reader;
+  if (firstSeq >= nextSeq) return;
+  reader.ahead.start(sessionId, String(firstSeq), async () => {
     const rows = await pool.query<SegmentRow>({
       name: 'session-hub-archive-segment-data',
       text: SEGMENT_DATA,
@@ -86,12 +80,9 @@ function readAhead(pool: pg.Pool, cache: SegmentCache, sessionId: string, firstS
       `${expected.firstSeq} of session ${JSON.stringify(sessionId)}`,
     );
     cache.set(cacheKey, events);
-    if (state.unread.size >= MAX_UNREAD) state.unread.clear();
-    state.unread.add(cacheKey);
-  })()
-    .catch(() => undefined) // a read-ahead that fails costs nothing: the page fetches the segment itself
-    .finally(() => state.pending.delete(key));
-  state.pending.set(key, fetch);
+    if (unread.size >= MAX_UNREAD) unread.clear();
+    unread.add(cacheKey);
+  }); // a read-ahead that fails costs nothing: the page fetches the segment itself
 }
 
 /**
@@ -99,14 +90,12 @@ function readAhead(pool: pg.Pool, cache: SegmentCache, sessionId: string, firstS
  * was not in the cache before (fetched now or read ahead and not used yet): the reader moves on, read ahead.
  */
 async function segmentsOf(
-  pool: pg.Pool,
-  cache: SegmentCache,
+  { pool, cache, ahead, unread }: PageReader,
   sessionId: string,
   metas: readonly SegmentRow[],
 ): Promise<{ segments: SegmentEvents[]; entered: boolean }> {
-  const state = readAheadOf(cache);
   // A fetch in flight for one of the page's segments is waited for rather than made twice.
-  await Promise.all(metas.map((meta) => state.pending.get(`${sessionId}\u0000${meta.first_seq}`)));
+  await Promise.all(metas.map((meta) => ahead.loading(sessionId, meta.first_seq)));
   const found = new Map<string, SegmentEvents>();
   let entered = false;
   for (const meta of metas) {
@@ -114,7 +103,7 @@ async function segmentsOf(
     const cached = cache.get(key);
     if (cached === undefined) continue;
     found.set(meta.first_seq, cached);
-    if (state.unread.delete(key)) entered = true;
+    if (unread.delete(key)) entered = true;
   }
   const missing = metas.filter((meta) => !found.has(meta.first_seq));
   if (missing.length > 0) {
@@ -138,15 +127,14 @@ async function segmentsOf(
 }
 
 async function readOnce(
-  pool: pg.Pool,
-  cache: SegmentCache,
+  reader: PageReader,
   sessionId: string,
   fromSeq: number,
   limit: number,
   maxBytes: number,
 ): Promise<StoredPage> {
   // Named: each pooled connection parses and plans it once, not on every page of a catch-up.
-  const plan = await pool.query<PlanRow>({
+  const plan = await reader.pool.query<PlanRow>({
     name: 'session-hub-archive-page-plan',
     text: PAGE_PLAN,
     values: [sessionId, fromSeq, fromSeq + limit],
@@ -164,10 +152,10 @@ async function readOnce(
   }
   let bytes = 0;
   let seq = fromSeq;
-  const { segments, entered } = await segmentsOf(pool, cache, sessionId, metas);
+  const { segments, entered } = await segmentsOf(reader, sessionId, metas);
   const last = segments.at(-1);
   if (entered && last !== undefined) {
-    readAhead(pool, cache, sessionId, last.firstSeq + last.bodies.length, toInt(head.next_seq, 'next_seq'));
+    readAhead(reader, sessionId, last.firstSeq + last.bodies.length, toInt(head.next_seq, 'next_seq'));
   }
   for (const segment of segments) {
     if (segment.firstSeq > seq)
@@ -192,8 +180,7 @@ async function readOnce(
  * removed between the two (its checksum changed, or it is gone) makes the page read again.
  */
 export async function readPostgresPage(
-  pool: pg.Pool,
-  cache: SegmentCache,
+  reader: PageReader,
   sessionId: string,
   fromSeq: number,
   limit: number,
@@ -201,7 +188,7 @@ export async function readPostgresPage(
 ): Promise<StoredPage> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await readOnce(pool, cache, sessionId, fromSeq, limit, maxBytes);
+      return await readOnce(reader, sessionId, fromSeq, limit, maxBytes);
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile)) throw error;
     }
