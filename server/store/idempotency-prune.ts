@@ -27,6 +27,11 @@ export interface IdempotencyPruneResult {
   readonly cursor: string;
   /** Keys this call dropped. */
   readonly removed: number;
+  /**
+   * The latest commit time (epoch ms) among the keys of trimmed events this call kept for being too recent (at or
+   * after `olderThan`); 0 when it kept none. A walk is worth running again once that time is older than the window.
+   */
+  readonly youngestKept: number;
 }
 
 /** Keys looked at per call by default (one Redis script call: a bounded piece of work). */
@@ -47,21 +52,26 @@ export function checkPruneRequest(request: IdempotencyPruneRequest): void {
   }
 }
 
+/** What a whole prune walk did: the keys it dropped, the latest commit time among those it kept (0: none). */
+export type IdempotencyPruneWalk = Omit<IdempotencyPruneResult, 'cursor'>;
+
 /**
- * Runs a whole prune walk over a session's idempotency keys (one bounded call after another): the keys dropped.
- * `store` is anything with `pruneIdempotencyKeys` (an `EventStore`).
+ * Runs a whole prune walk over a session's idempotency keys (one bounded call after another). `store` is anything
+ * with `pruneIdempotencyKeys` (an `EventStore`).
  */
 export async function pruneIdempotencyWindow(
   store: { pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult> },
   sessionId: string,
   olderThan: number,
-): Promise<number> {
+): Promise<IdempotencyPruneWalk> {
   let removed = 0;
+  let youngestKept = 0;
   let cursor = '';
   do {
     const page = await store.pruneIdempotencyKeys({ sessionId, olderThan, cursor });
     removed += page.removed;
+    youngestKept = Math.max(youngestKept, page.youngestKept);
     cursor = page.cursor;
   } while (cursor !== '');
-  return removed;
+  return { removed, youngestKept };
 }

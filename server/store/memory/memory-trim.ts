@@ -39,23 +39,26 @@ export function pruneSessionKeys(
   request: IdempotencyPruneRequest,
 ): IdempotencyPruneResult {
   checkPruneRequest(request);
-  if (session === undefined) return { cursor: '', removed: 0 };
+  if (session === undefined) return { cursor: '', removed: 0, youngestKept: 0 };
   const count = request.count ?? DEFAULT_PRUNE_COUNT;
   let position = request.cursor === '' ? 0 : Number(request.cursor);
   let index = 0;
   let looked = 0;
   let removed = 0;
+  let youngestKept = 0;
   for (const [key, record] of session.idempotency) {
     if (index++ < position) continue;
-    if (looked++ === count) return { cursor: String(position), removed };
-    if (record.lastSeq < session.firstSeq && record.time < request.olderThan) {
+    if (looked++ === count) return { cursor: String(position), removed, youngestKept };
+    const trimmed = record.lastSeq < session.firstSeq;
+    if (trimmed && record.time < request.olderThan) {
       session.idempotency.delete(key);
       removed++;
-    } else {
-      position++;
+      continue;
     }
+    if (trimmed) youngestKept = Math.max(youngestKept, record.time);
+    position++;
   }
-  return { cursor: '', removed };
+  return { cursor: '', removed, youngestKept };
 }
 
 /** Up to `limit` events of the session from `fromSeq`; `StoreTrimmedError` below its first seq. */

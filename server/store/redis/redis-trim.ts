@@ -56,11 +56,11 @@ export class RedisTrimmer {
     const reply = await this.#call(() =>
       this.#redis.shPruneKeys(idempotency, cursor, count, String(request.olderThan)),
     );
-    if (!Array.isArray(reply) || reply.length !== 2 || typeof reply[1] !== 'number') {
+    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[1] !== 'number') {
       throw new StoreDataError("redis prune: the reply is not the prune script's");
     }
     const next = String(reply[0]);
-    return { cursor: next === '0' ? '' : next, removed: reply[1] };
+    return { cursor: next === '0' ? '' : next, removed: reply[1], youngestKept: Number(reply[2]) };
   }
 }
 
