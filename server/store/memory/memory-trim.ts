@@ -30,8 +30,8 @@ export function trimSession(session: MemorySession | undefined, request: TrimReq
 }
 
 /**
- * `EventStore.pruneIdempotencyKeys` of the memory engine, on the session's idempotency map: the cursor is the number
- * of keys kept before the walk's position (a map keeps its order and adds at its end, and the keys this walk drops
+ * `EventStore.pruneIdempotencyKeys` of the memory engine, on the session's idempotency map: the cursor is 1 + the
+ * number of keys kept before the walk's position (a map keeps its order and adds at its end, and the keys this walk drops
  * are all at or after it). Same answers as the Redis engine's script.
  */
 export function pruneSessionKeys(
@@ -41,14 +41,14 @@ export function pruneSessionKeys(
   checkPruneRequest(request);
   if (session === undefined) return { cursor: '', removed: 0, youngestKept: 0 };
   const count = request.count ?? DEFAULT_PRUNE_COUNT;
-  let position = request.cursor === '' ? 0 : Number(request.cursor);
+  let position = request.cursor === '' ? 0 : Number(request.cursor) - 1;
   let index = 0;
   let looked = 0;
   let removed = 0;
   let youngestKept = 0;
   for (const [key, record] of session.idempotency) {
     if (index++ < position) continue;
-    if (looked++ === count) return { cursor: String(position), removed, youngestKept };
+    if (looked++ === count) return { cursor: String(position + 1), removed, youngestKept };
     const trimmed = record.lastSeq < session.firstSeq;
     if (trimmed && record.time < request.olderThan) {
       session.idempotency.delete(key);
