@@ -200,10 +200,15 @@ export class Archiver {
 
   /** Queues the session's idempotency keys for a walk in this tick when the window says it is due. */
   #duePrune(sessionId: string, headSeq: number): void {
-    if (this.#options.policy.idempotencyWindowMs === undefined) return;
+    if (this.#options.policy.idempotencyWindowMs !== undefined && this.#pruneDue(sessionId, headSeq)) {
+      this.#prunes.push({ sessionId, headSeq });
+    }
+  }
+
+  /** Whether the session's head moved since its last walk, or the keys that walk kept came of age. */
+  #pruneDue(sessionId: string, headSeq: number): boolean {
     const last = this.#pruned.get(sessionId);
-    if (last?.headSeq === headSeq && (last.dueAt === undefined || last.dueAt > this.#now())) return;
-    this.#prunes.push({ sessionId, headSeq });
+    return last?.headSeq !== headSeq || (last.dueAt !== undefined && last.dueAt <= this.#now());
   }
 
   /** Walks the idempotency keys of (at most `sessionsPerTick` of) the sessions `#duePrune` queued. */
@@ -213,7 +218,7 @@ export class Archiver {
     if (window === undefined) return;
     for (const { sessionId, headSeq } of due) {
       if (this.#stopped) break;
-      if (this.#pruned.get(sessionId)?.headSeq === headSeq) continue; // a run of this tick walked them
+      if (!this.#pruneDue(sessionId, headSeq)) continue; // a run of this tick walked them
       const walk = await pruneIdempotencyWindow(this.#options.store, sessionId, this.#now() - window);
       this.#prunedAt(sessionId, headSeq, walk);
     }
