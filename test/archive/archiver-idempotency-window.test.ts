@@ -1,11 +1,14 @@
-// The idempotency window of the Archiver (ArchivePolicy.idempotencyWindowMs, `serve --idempotency-window`): a run
-// drops the keys of the appends it trimmed that were committed longer ago than the window, and a later tick drops
-// the ones that come of age after it; without a window every key stays. Memory and Redis engines, file archive.
+// The idempotency window of the Archiver (ArchivePolicy.idempotencyWindowMs, `serve --idempotency-window`) and of the
+// admin "archive now" (HubConfig.idempotencyWindowMs): a run drops the keys of the appends it trimmed that were
+// committed longer ago than the window, and a later tick drops the ones that come of age after it; without a window
+// every key stays. Memory and Redis engines, file archive.
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { newArchiveCounts } from '../../server/archive-metrics.ts';
 import { Archiver, type ArchivePolicy } from '../../server/archive/archiver.ts';
+import { archiveNowOf } from '../../server/archive/archive-now.ts';
+import { resolveConfig } from '../../server/config.ts';
 import type { EventStore } from '../../server/store/event-store.ts';
 import { MemoryStore } from '../../server/store/memory/memory-store.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -85,5 +88,17 @@ describe.each(['memory', 'redis'] as const)('Archiver, idempotency window: %s', 
     expect((await archiver.tick()).runs).toContainEqual({ sessionId, status: 'archived' });
     await archiver.tick();
     expect(await known(store, sessionId, ['a1', 'a2'])).toEqual(['a1', 'a2']);
+  });
+
+  it('the admin "archive now" of a hub with idempotencyWindowMs drops the old keys it trimmed', async ({ stores }) => {
+    const store = await stores.open(kind);
+    const sessionId = `now-${randomUUID()}`;
+    for (const key of ['a1', 'a2']) await append(store, sessionId, key, OLD);
+    await append(store, sessionId, 'r1', RECENT);
+    const config = resolveConfig({ store, archive: harness.backend, idempotencyWindowMs: DAY });
+    const run = await archiveNowOf(config.store, harness.backend, 'n', config.idempotencyWindowMs)(sessionId);
+    expect(run).toMatchObject({ status: 'archived', keys: { removed: 2, youngestKept: RECENT } });
+    expect(await known(store, sessionId, ['a1', 'a2', 'r1'])).toEqual(['r1']);
+    expect(() => resolveConfig({ store, idempotencyWindowMs: 0 })).toThrow(RangeError);
   });
 });
