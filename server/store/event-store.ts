@@ -44,7 +44,7 @@ export interface CommitRequest {
    */
   readonly expectedEpoch?: string;
   readonly events: readonly ValidatedDraft[];
-  /** Dedupe key kept for the session's lifetime. */
+  /** Dedupe key kept for the session's lifetime (or, once archived, the idempotency window: idempotency-prune.ts). */
   readonly idempotencyKey?: string;
 }
 
