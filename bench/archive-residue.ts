@@ -15,7 +15,7 @@ import { archiveSession } from '../server/archive/archive-run.ts';
 import { FileArchive } from '../server/archive/file/file-archive.ts';
 import { RedisServer } from '../test/helpers/redis-server.ts';
 import { fillSessionInStore } from './baselines/xrange.ts';
-import { fillKeyedSession, type WeekResults } from './archive-week.ts';
+import { BENCH_IDEMPOTENCY_WINDOW_MS, fillKeyedSession, type WeekResults } from './archive-week.ts';
 
 export interface ResidueKey {
   readonly key: string;
@@ -64,8 +64,9 @@ export async function measureResidue(
   await archive.open();
   try {
     const one = async (sessionId: string): Promise<void> => {
-      await (writes === 'keyed' ? fillKeyedSession : fillSessionInStore)(store, sessionId, events);
-      const run = await archiveSession({ store, archive, sessionId, token: 'bench' });
+      await (writes === 'unkeyed' ? fillSessionInStore : fillKeyedSession)(store, sessionId, events);
+      const window = writes === 'keyed-window' ? { idempotencyWindowMs: BENCH_IDEMPOTENCY_WINDOW_MS } : {};
+      const run = await archiveSession({ store, archive, sessionId, token: 'bench', ...window });
       if (run.status !== 'archived' || run.cut !== events) throw new Error(`residue: run ${JSON.stringify(run)}`);
     };
     await one('probe'); // the first: shared structures warmed

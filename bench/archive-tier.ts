@@ -4,7 +4,8 @@
  * - a simulated stretch of days (bench/archive-week.ts): Redis `used_memory` at its highest next to the hot working
  *   set (one day's sessions, before they are archived), while the total events written grow by the number of days
  *   (50× in a full run); once with commits of 1,000 events without keys, once with keyed appends of 10 (as the SDK
- *   writes: every append keeps its idempotency key in Redis); and what stays of one archived session, key by key
+ *   writes: every append keeps its idempotency key in Redis), and once more keyed with an idempotency window
+ *   (compressed like the rest of the simulated time); and what stays of one archived session, key by key
  *   (bench/archive-residue.ts);
  * - catch-up of a long session (pages of 1,000 events through the `TieredStore`, as the hub's catch-up reads) once
  *   it is archived (a fresh backend: nothing cached), next to the same events in a twin session kept hot, in rounds
@@ -39,8 +40,10 @@ export interface ArchiveTierResults {
   /** The days written as commits of 1,000 events without keys, then as keyed appends of 10 (as the SDK writes). */
   readonly week: WeekResults;
   readonly keyedWeek: WeekResults;
+  /** The keyed days again, archived with an idempotency window (compressed: `BENCH_IDEMPOTENCY_WINDOW_MS`). */
+  readonly keyedWindowWeek: WeekResults;
   /** What stays in Redis of one archived session, key by key (bench/archive-residue.ts). */
-  readonly residue: { readonly unkeyed: ResidueResults; readonly keyed: ResidueResults };
+  readonly residue: Readonly<Record<WeekResults['writes'], ResidueResults>>;
   readonly catchUpEvents: number;
   /** Events/s of paging the session through the tiers: hot, then archived, per backend. */
   readonly catchUp: Readonly<Record<string, CatchUpFigures>>;
@@ -145,6 +148,13 @@ export function postgresOpener(url: string): () => Promise<ArchiveBackend> {
   };
 }
 
+/** How a simulated stretch of days wrote its sessions, as a row names it. */
+const WRITES: Readonly<Record<WeekResults['writes'], string>> = {
+  unkeyed: 'unkeyed commits of 1,000',
+  keyed: `keyed appends of ${KEYED_APPEND_EVENTS}`,
+  'keyed-window': `keyed appends of ${KEYED_APPEND_EVENTS}, idempotency window (compressed)`,
+};
+
 export async function runArchiveTier(
   context: BenchContext,
   log: (line: string) => void,
@@ -154,17 +164,18 @@ export async function runArchiveTier(
   let postgresError: string | undefined;
   try {
     const weeks: WeekResults[] = [];
-    for (const writes of ['unkeyed', 'keyed'] as const) {
+    for (const writes of ['unkeyed', 'keyed', 'keyed-window'] as const) {
       const file = new FileArchive({ dir: join(dir, `week-${writes}`) });
       await file.open();
       weeks.push(await simulateDays(context, file, writes, log));
       await file.close();
     }
-    const [week, keyedWeek] = weeks as [WeekResults, WeekResults];
+    const [week, keyedWeek, keyedWindowWeek] = weeks as [WeekResults, WeekResults, WeekResults];
     const residueSessions = context.quick ? 5 : 20;
     const residue = {
       unkeyed: await measureResidue(context.redisUrl, residueSessions, 1000, 'unkeyed'),
       keyed: await measureResidue(context.redisUrl, residueSessions, 1000, 'keyed'),
+      'keyed-window': await measureResidue(context.redisUrl, residueSessions, 1000, 'keyed-window'),
     };
     for (const [writes, figures] of Object.entries(residue)) {
       const keys = figures.keys.map((key) => `${key.key.split(':').at(-1)} ${key.memoryUsage} B`).join(', ');
@@ -192,6 +203,7 @@ export async function runArchiveTier(
     const raw: ArchiveTierResults = {
       week,
       keyedWeek,
+      keyedWindowWeek,
       residue,
       appends,
       catchUpEvents: events,
@@ -200,7 +212,7 @@ export async function runArchiveTier(
     };
     const memoryRow = (figures: WeekResults): Row => ({
       scenario: 'archive-tier',
-      metric: `Redis used_memory on day ${figures.days} (${figures.days}× the events; ${figures.writes === 'keyed' ? `keyed appends of ${KEYED_APPEND_EVENTS}` : 'unkeyed commits of 1,000'}; fitted, ${Math.round(figures.fitted.residuePerSession)} B per archived session; highest read ${(figures.peakUsedMemory / figures.hotWorkingSet).toFixed(2)}×)`,
+      metric: `Redis used_memory on day ${figures.days} (${figures.days}× the events; ${WRITES[figures.writes]}; fitted, ${Math.round(figures.fitted.residuePerSession)} B per archived session; highest read ${(figures.peakUsedMemory / figures.hotWorkingSet).toFixed(2)}×)`,
       unit: 'bytes',
       hub: figures.fitted.peakUsedMemory,
       baselineName: 'hot working set (a day, hot; fitted)',
@@ -211,6 +223,7 @@ export async function runArchiveTier(
     const rows: Row[] = [
       memoryRow(week),
       memoryRow(keyedWeek),
+      memoryRow(keyedWindowWeek),
       {
         scenario: 'archive-tier',
         metric: `append p99 at 200/s over ${appends.seconds} s, archiver running (${appends.archiveRuns} runs; median round of ${appends.rounds})`,

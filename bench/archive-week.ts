@@ -38,6 +38,13 @@ export async function usedMemory(redis: Redis): Promise<number> {
   return field('total.allocated') - field('clients.normal');
 }
 
+/**
+ * The idempotency window of the `keyed-window` run, compressed like the rest of the simulated time (the archive-after
+ * is 1 ms): every key has come of age by the time its session is archived, so the figure is the steady state of any
+ * window once it has passed (a window of W keeps, besides, the keys of the last W's appends).
+ */
+export const BENCH_IDEMPOTENCY_WINDOW_MS = 1;
+
 /** A session of `count` bench events in appends of `KEYED_APPEND_EVENTS`, each with its own idempotency key. */
 export async function fillKeyedSession(store: RedisStore, sessionId: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += KEYED_APPEND_EVENTS) {
@@ -51,8 +58,11 @@ export interface WeekResults {
   readonly days: number;
   readonly sessionsPerDay: number;
   readonly eventsPerDay: number;
-  /** How the sessions were written: commits of 1,000 without keys, or keyed appends of `KEYED_APPEND_EVENTS`. */
-  readonly writes: 'unkeyed' | 'keyed';
+  /**
+   * How the sessions were written: commits of 1,000 without keys, or keyed appends of `KEYED_APPEND_EVENTS`; and
+   * `keyed-window`: keyed, archived with an idempotency window (`BENCH_IDEMPOTENCY_WINDOW_MS`).
+   */
+  readonly writes: 'unkeyed' | 'keyed' | 'keyed-window';
   /** Bytes above the base: one day's sessions, hot. */
   readonly hotWorkingSet: number;
   /** Bytes above the base: the highest seen over the days (before each day's archiving). */
@@ -114,14 +124,17 @@ export async function simulateDays(
   const archiver = new Archiver({
     store,
     archive,
-    policy: { archiveAfterMs: 1 },
+    policy: {
+      archiveAfterMs: 1,
+      ...(writes === 'keyed-window' ? { idempotencyWindowMs: BENCH_IDEMPOTENCY_WINDOW_MS } : {}),
+    },
     logger: pino({ level: 'silent' }),
     counts: newArchiveCounts(),
     nodeName: 'bench',
     sessionsPerTick: 64,
     summariesPerTick: 100_000,
   });
-  const fill = writes === 'keyed' ? fillKeyedSession : fillSessionInStore;
+  const fill = writes === 'unkeyed' ? fillSessionInStore : fillKeyedSession;
   const writeDay = async (day: string): Promise<void> => {
     for (let s = 0; s < shape.sessions; s++) await fill(store, `${day}/s-${s}`, shape.events);
   };

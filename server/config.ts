@@ -22,6 +22,12 @@ export interface HubConfig {
    * sessions. The hub does not close it. Absent: no archive.
    */
   readonly archive?: ArchiveBackend;
+  /**
+   * The idempotency window of this node's archive runs (docs/operations.md#the-idempotency-window): the admin
+   * "archive now" drops the keys of the trimmed appends committed longer ago than this (ms). An `Archiver` the
+   * embedder runs takes it in its policy (`ArchivePolicy.idempotencyWindowMs`). Default: keys kept forever.
+   */
+  readonly idempotencyWindowMs?: number;
   /** When projection snapshots are built (docs/operations.md#snapshots); over `DEFAULT_SNAPSHOT_POLICY`. */
   readonly snapshots?: Partial<SnapshotPolicy>;
   /** Which sessions expire, and when (docs/operations.md#retention). Default: none ever does. */
@@ -121,6 +127,7 @@ export interface ResolvedHubConfig {
   /** The configured store, wrapped in a `TieredStore` when an archive is configured. */
   readonly store: EventStore;
   readonly archive: ArchiveBackend | undefined;
+  readonly idempotencyWindowMs: number | undefined;
   readonly port: number;
   readonly host: string;
   readonly nodeName: string;
@@ -158,6 +165,10 @@ export function resolveConfig(config: HubConfig): ResolvedHubConfig {
   return {
     store: config.archive === undefined ? config.store : new TieredStore(config.store, config.archive),
     archive: config.archive,
+    idempotencyWindowMs:
+      config.idempotencyWindowMs === undefined
+        ? undefined
+        : positiveInteger(config.idempotencyWindowMs, 'idempotencyWindowMs'),
     port: config.port ?? 8080,
     host: config.host ?? '127.0.0.1',
     nodeName: config.nodeName ?? defaultNodeName(),

@@ -202,7 +202,7 @@ export function createHub(input: HubConfig): Hub {
       ? {}
       : {
           archive: config.archive,
-          archiveNow: archiveNowOf(config.store, config.archive, nodeName),
+          archiveNow: archiveNowOf(config.store, config.archive, nodeName, config.idempotencyWindowMs),
           restoreNow: restoreNowOf(config.store, config.archive, nodeName),
         }),
   });

@@ -7,16 +7,25 @@ import { TieredStore } from './tiered-store.ts';
 
 /**
  * The admin "archive this session now" of a hub node (`POST /v1/sessions/:id/archive`): one run on the hot store
- * (the configured store, unwrapped from its `TieredStore`) and the hub's archive, with a lease token of its own.
+ * (the configured store, unwrapped from its `TieredStore`) and the hub's archive, with a lease token of its own;
+ * with `idempotencyWindowMs`, the run drops the trimmed appends' keys older than the window.
  */
 export function archiveNowOf(
   configured: EventStore,
   archive: ArchiveBackend,
   nodeName: string,
+  idempotencyWindowMs?: number,
 ): (sessionId: string) => Promise<ArchiveRunResult> {
   const store = configured instanceof TieredStore ? configured.hot : configured;
+  const window = idempotencyWindowMs === undefined ? {} : { idempotencyWindowMs };
   return (sessionId) =>
-    archiveSession({ store, archive, sessionId, token: `${nodeName}:admin:${randomBytes(6).toString('hex')}` });
+    archiveSession({
+      store,
+      archive,
+      sessionId,
+      token: `${nodeName}:admin:${randomBytes(6).toString('hex')}`,
+      ...window,
+    });
 }
 
 /**

@@ -4,6 +4,7 @@ import { decodeStoredEvent } from '../store/codec/stored-events.ts';
 import { NO_EPOCH, type EventStore, type StoredPage } from '../store/event-store.ts';
 import type { ArchiveBackend } from './archive-backend.ts';
 import { firstDifference } from './archive-compare.ts';
+import { pruneIdempotencyWindow, type IdempotencyPruneWalk } from '../store/idempotency-prune.ts';
 
 /** The steps of a run, in order, as `ArchiveRunOptions.onStep` names them (fault tests stop a run at each). */
 export type ArchiveStep = 'leased' | 'planned' | 'appended' | 'verified' | 'trimmed';
@@ -23,6 +24,13 @@ export interface ArchiveRunOptions {
   readonly segmentBytes?: number;
   /** Archive nothing at or after this seq (the hot part to keep: e.g. head + 1 − the events Redis should keep). */
   readonly before?: number;
+  /**
+   * The idempotency window (docs/operations.md#the-idempotency-window): after the trim, the run drops the keys of
+   * the trimmed events committed more than this long ago (`EventStore.pruneIdempotencyKeys`). Default: keep them.
+   */
+  readonly idempotencyWindowMs?: number;
+  /** The clock of the window (epoch ms). Default `Date.now`. */
+  readonly now?: () => number;
   /** Called after each step (once per segment for `appended`); awaited. */
   readonly onStep?: (step: ArchiveStep) => void | Promise<void>;
 }
@@ -40,6 +48,8 @@ export type ArchiveRunResult =
       readonly cut: number;
       readonly appended: number;
       readonly trimmed: number;
+      /** What the idempotency window dropped after the trim (and the latest time it kept); absent without one. */
+      readonly keys?: IdempotencyPruneWalk;
     }
   | { readonly status: 'busy' | 'idle' | 'gap' };
 
@@ -85,7 +95,13 @@ export async function archiveSession(options: ArchiveRunOptions): Promise<Archiv
     const trim = await store.trim({ sessionId, epoch: plan.epoch, beforeSeq: plan.cut });
     if (trim.status !== 'trimmed') throw new ArchiveRunAbortedError(`session ${sessionId}: trim ${trim.status}`);
     await options.onStep?.('trimmed');
-    return { status: 'archived', epoch: plan.epoch, cut: plan.cut, appended, trimmed: trim.removed };
+    const window = options.idempotencyWindowMs;
+    const keys =
+      window === undefined
+        ? undefined
+        : await pruneIdempotencyWindow(store, sessionId, (options.now ?? Date.now)() - window);
+    const archived = { status: 'archived', epoch: plan.epoch, cut: plan.cut, appended, trimmed: trim.removed } as const;
+    return keys === undefined ? archived : { ...archived, keys };
   } finally {
     await store.archiveLease.release(sessionId, token).catch(() => false);
   }

@@ -5,6 +5,7 @@ import type { EventStore } from '../store/event-store.ts';
 import type { SessionSummary } from '../store/metadata-store.ts';
 import type { ArchiveBackend } from './archive-backend.ts';
 import { archiveSession, type ArchiveRunResult } from './archive-run.ts';
+import { pruneIdempotencyWindow, type IdempotencyPruneWalk } from '../store/idempotency-prune.ts';
 
 /** When a session's hot prefix goes to the archive (`serve --archive-after`, `--hot-max-events`, `--hot-max-bytes`). */
 export interface ArchivePolicy {
@@ -14,6 +15,12 @@ export interface ArchivePolicy {
   readonly hotMaxEvents?: number;
   /** A session whose hot log takes more bytes (the store's estimate) is archived down to about half. Default: none. */
   readonly hotMaxBytes?: number;
+  /**
+   * The idempotency window (`serve --idempotency-window`, docs/operations.md#the-idempotency-window): the keys of
+   * archived appends committed longer ago than this are dropped from the hot store, after each trim and, for
+   * sessions whose kept keys come of age later, on a later tick. Default: kept for the session's life.
+   */
+  readonly idempotencyWindowMs?: number;
 }
 
 export interface ArchiverOptions {
@@ -69,6 +76,14 @@ export class Archiver {
    * moves, so that sessions stuck inside a turn do not take every tick's runs from the others. Bounded.
    */
   readonly #settled = new Map<string, number>();
+  /**
+   * The idempotency window's state of archived sessions: the head at their last prune walk and when the keys it
+   * kept come of age (undefined: none kept). A session is walked again when its head moved or that time passed.
+   * Bounded; forgetting one only costs an extra walk.
+   */
+  readonly #pruned = new Map<string, { readonly headSeq: number; readonly dueAt: number | undefined }>();
+  /** This tick's archived sessions whose idempotency keys are due a walk. */
+  #prunes: { readonly sessionId: string; readonly headSeq: number }[] = [];
   #pass = { hotEvents: 0, hotBytes: 0, archived: 0, lagMs: 0 };
   #failing = false;
   #timer: NodeJS.Timeout | undefined;
@@ -141,6 +156,7 @@ export class Archiver {
         );
         runs.push({ sessionId: candidate.sessionId, status });
       }
+      await this.#pruneKeys();
     } catch (error) {
       this.#failed(error, undefined);
     }
@@ -157,6 +173,7 @@ export class Archiver {
     this.#pass.hotEvents += hotEvents;
     this.#pass.hotBytes += summary.bytes;
     if (firstSeq > 0) this.#pass.archived++;
+    if (firstSeq > 0) this.#duePrune(sessionId, head.headSeq);
     if (hotEvents === 0 || summary.lastActivity === undefined) return undefined;
     if (this.#settled.get(sessionId) === head.headSeq) return undefined;
     const overdueMs = this.#now() - summary.lastActivity - policy.archiveAfterMs;
@@ -181,6 +198,39 @@ export class Archiver {
     return undefined;
   }
 
+  /** Queues the session's idempotency keys for a walk in this tick when the window says it is due. */
+  #duePrune(sessionId: string, headSeq: number): void {
+    if (this.#options.policy.idempotencyWindowMs !== undefined && this.#pruneDue(sessionId, headSeq)) {
+      this.#prunes.push({ sessionId, headSeq });
+    }
+  }
+
+  /** Whether the session's head moved since its last walk, or the keys that walk kept came of age. */
+  #pruneDue(sessionId: string, headSeq: number): boolean {
+    const last = this.#pruned.get(sessionId);
+    return last?.headSeq !== headSeq || (last.dueAt !== undefined && last.dueAt <= this.#now());
+  }
+
+  /** Walks the idempotency keys of (at most `sessionsPerTick` of) the sessions `#duePrune` queued. */
+  async #pruneKeys(): Promise<void> {
+    const window = this.#options.policy.idempotencyWindowMs;
+    const due = this.#prunes.splice(0).slice(0, this.#options.sessionsPerTick ?? 8);
+    if (window === undefined) return;
+    for (const { sessionId, headSeq } of due) {
+      if (this.#stopped) break;
+      if (!this.#pruneDue(sessionId, headSeq)) continue; // a run of this tick walked them
+      const walk = await pruneIdempotencyWindow(this.#options.store, sessionId, this.#now() - window);
+      this.#prunedAt(sessionId, headSeq, walk);
+    }
+  }
+
+  #prunedAt(sessionId: string, headSeq: number, walk: IdempotencyPruneWalk): void {
+    const window = this.#options.policy.idempotencyWindowMs ?? 0;
+    if (this.#pruned.size >= 100_000) this.#pruned.clear();
+    const dueAt = walk.youngestKept === 0 ? undefined : walk.youngestKept + window;
+    this.#pruned.set(sessionId, { headSeq, dueAt });
+  }
+
   #settle(candidate: Candidate): void {
     if (candidate.headSeq === undefined) return;
     if (this.#settled.size >= 100_000) this.#settled.clear();
@@ -198,8 +248,9 @@ export class Archiver {
   }
 
   async #run(candidate: Candidate): Promise<ArchiveRunResult> {
-    const { store, archive, counts, nodeName, logger } = this.#options;
+    const { store, archive, counts, nodeName, logger, policy } = this.#options;
     const { sessionId, before } = candidate;
+    const window = policy.idempotencyWindowMs;
     try {
       const result = await archiveSession({
         store,
@@ -207,10 +258,14 @@ export class Archiver {
         sessionId,
         token: `${nodeName}:${randomBytes(6).toString('hex')}`,
         ...(before === undefined ? {} : { before }),
+        ...(window === undefined ? {} : { idempotencyWindowMs: window, now: this.#now }),
       });
       if (result.status === 'archived') {
         counts.runs++;
         counts.eventsArchived += result.appended;
+        if (result.keys !== undefined && candidate.headSeq !== undefined) {
+          this.#prunedAt(sessionId, candidate.headSeq, result.keys);
+        }
       }
       if (result.status === 'gap') logger.warn({ sessionId }, 'archive: the hot log was trimmed past the archive');
       if (this.#failing && result.status === 'archived') {

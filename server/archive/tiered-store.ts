@@ -23,6 +23,7 @@ import type { ForkStore } from '../store/fork-store.ts';
 import type { MetadataStore } from '../store/metadata-store.ts';
 import type { PresenceStore } from '../store/presence-store.ts';
 import type { SnapshotStore } from '../store/snapshot-store.ts';
+import type { IdempotencyPruneRequest, IdempotencyPruneResult } from '../store/idempotency-prune.ts';
 import type { TrimRequest, TrimResult } from '../store/trim.ts';
 import { skipTrimmed, StoreTrimmedError } from '../store/trimmed-error.ts';
 import type { StoreCounters } from '../metrics.ts';
@@ -150,6 +151,9 @@ export class TieredStore implements EventStore {
   }
   trim(request: TrimRequest): Promise<TrimResult> {
     return this.hot.trim(request);
+  }
+  pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult> {
+    return this.hot.pruneIdempotencyKeys(request);
   }
 
   /** Hot first; below its first seq, the tiers' page (cold, then hot) decoded, read on over short cold pages. */

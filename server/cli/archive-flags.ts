@@ -8,6 +8,7 @@ export const ARCHIVE_FLAG_OPTIONS = {
   'archive-after': { type: 'string' },
   'hot-max-events': { type: 'string' },
   'hot-max-bytes': { type: 'string' },
+  'idempotency-window': { type: 'string' },
 } as const;
 
 export const archiveFlagsUsage = `  --archive <file:dir|postgres://...>  the cold tier: prefixes of sessions go there and are trimmed from Redis;
@@ -16,6 +17,8 @@ export const archiveFlagsUsage = `  --archive <file:dir|postgres://...>  the col
                        default 1h)
   --hot-max-events <n>  ... or whose hot part holds more events, down to half (env SESSION_HUB_HOT_MAX_EVENTS)
   --hot-max-bytes <n>  ... or takes more bytes in Redis, down to about half (env SESSION_HUB_HOT_MAX_BYTES)
+  --idempotency-window <d>  drop the idempotency keys of archived appends committed longer ago: 1h, 7d (env
+                       SESSION_HUB_IDEMPOTENCY_WINDOW; default: kept for the session's life)
 `;
 
 type Values = { readonly [K in keyof typeof ARCHIVE_FLAG_OPTIONS]?: string | undefined };
@@ -60,16 +63,19 @@ export function parseArchiveFlags(
   const after = read('archive-after', 'SESSION_HUB_ARCHIVE_AFTER');
   const events = read('hot-max-events', 'SESSION_HUB_HOT_MAX_EVENTS');
   const bytes = read('hot-max-bytes', 'SESSION_HUB_HOT_MAX_BYTES');
-  let archiveAfterMs = 3_600_000;
-  if (after.text !== undefined) {
-    const parsed = parseDuration(after.text);
-    if (parsed === undefined) throw usage(`invalid ${after.name} "${after.text}" (e.g. 90s, 30m, 1h, 7d)`);
-    archiveAfterMs = parsed;
-  }
+  const window = read('idempotency-window', 'SESSION_HUB_IDEMPOTENCY_WINDOW');
+  const duration = ({ name, text }: { name: string; text: string | undefined }): number | undefined => {
+    if (text === undefined) return undefined;
+    const parsed = parseDuration(text);
+    if (parsed === undefined) throw usage(`invalid ${name} "${text}" (e.g. 90s, 30m, 1h, 7d)`);
+    return parsed;
+  };
+  const archiveAfterMs = duration(after) ?? 3_600_000;
+  const idempotencyWindowMs = duration(window);
   const hotMaxEvents = positive(events);
   const hotMaxBytes = positive(bytes);
   if (location.text === undefined) {
-    const given = [after, events, bytes].filter(
+    const given = [after, events, bytes, window].filter(
       (setting) => setting.text !== undefined && setting.name.startsWith('--'),
     );
     if (given.length > 0) throw usage(`${given.map((setting) => setting.name).join(', ')} need(s) --archive`);
@@ -81,6 +87,7 @@ export function parseArchiveFlags(
       archiveAfterMs,
       ...(hotMaxEvents === undefined ? {} : { hotMaxEvents }),
       ...(hotMaxBytes === undefined ? {} : { hotMaxBytes }),
+      ...(idempotencyWindowMs === undefined ? {} : { idempotencyWindowMs }),
     },
   };
 }

@@ -44,14 +44,15 @@ export function startServeArchive(
   const tickMs = Math.min(10_000, Math.max(250, Math.floor(settings.policy.archiveAfterMs / 4)));
   const archiver = new Archiver({ ...context, archive: backend, policy: settings.policy, tickMs });
   archiver.start();
-  const { archiveAfterMs, hotMaxEvents, hotMaxBytes } = settings.policy;
+  const { archiveAfterMs, hotMaxEvents, hotMaxBytes, idempotencyWindowMs } = settings.policy;
   const triggers = [`idle ${archiveAfterMs / 1000}s`];
   if (hotMaxEvents !== undefined) triggers.push(`over ${hotMaxEvents} hot events`);
   if (hotMaxBytes !== undefined) triggers.push(`over ${hotMaxBytes} hot bytes`);
+  const keys = idempotencyWindowMs === undefined ? '' : `; their idempotency keys kept ${idempotencyWindowMs / 1000}s`;
   return {
     backend,
     archiver,
-    description: `${describeArchiveLocation(settings.location)} (sessions archived when ${triggers.join(' or ')})`,
+    description: `${describeArchiveLocation(settings.location)} (sessions archived when ${triggers.join(' or ')}${keys})`,
     close: async () => {
       await archiver.stop();
       await backend.close();

@@ -6,6 +6,7 @@ import type { RetentionStore } from './retention-store.ts';
 import type { ArchiveLeaseStore } from './archive-lease.ts';
 import type { RestoreStore } from './restore-store.ts';
 import type { TrimRequest, TrimResult } from './trim.ts';
+import type { IdempotencyPruneRequest, IdempotencyPruneResult } from './idempotency-prune.ts';
 import type { MetadataStore, SessionMetadata } from './metadata-store.ts';
 import type { RedactionStore } from './redaction-store.ts';
 import type { ForkStore } from './fork-store.ts';
@@ -43,7 +44,7 @@ export interface CommitRequest {
    */
   readonly expectedEpoch?: string;
   readonly events: readonly ValidatedDraft[];
-  /** Dedupe key kept for the session's lifetime. */
+  /** Dedupe key kept for the session's lifetime (or, once archived, the idempotency window: idempotency-prune.ts). */
   readonly idempotencyKey?: string;
 }
 
@@ -261,10 +262,16 @@ export interface EventStore {
    * Remove the events below `beforeSeq` from the session's log, in one atomic step, only in the request's epoch
    * (trim.ts): for the archive (archive, then trim) and retention. Seqs, head and epoch stay; idempotency keys are
    * kept (a retried append whose events were trimmed is answered as committed, `sameBatch` true, since its events
-   * can no longer be compared). Reads below the new first seq throw `StoreTrimmedError` (code `GONE`). Trimming
+   * can no longer be compared) until `pruneIdempotencyKeys` drops them. Reads below the new first seq throw `StoreTrimmedError` (code `GONE`). Trimming
    * below the current first seq changes nothing. Watchers are not told: no event they follow changes.
    */
   trim(request: TrimRequest): Promise<TrimResult>;
+  /**
+   * One bounded step of the idempotency window (idempotency-prune.ts): drops the session's idempotency keys whose
+   * events all lie below the hot log's first seq and that were committed before `olderThan`; never the key of an
+   * event the hot log holds, never the base. A session without keys answers cursor `''`, removed 0.
+   */
+  pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult>;
   /** Start receiving committed batches for a session; returns an idempotent stop function. */
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void;
   /** Resolves when the backend answers (readiness). */

@@ -2,6 +2,7 @@ export * from './event-store.ts';
 export * from './session-id.ts';
 export * from './trimmed-error.ts';
 export type * from './trim.ts';
+export type * from './idempotency-prune.ts';
 export { MemoryBackend } from './memory/memory-backend.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory/memory-store.ts';
 export { RedisStore, type RedisStoreOptions } from './redis/redis-store.ts';

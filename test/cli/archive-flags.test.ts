@@ -36,6 +36,16 @@ describe('session-hub serve: the archive flags', () => {
       location: 'postgres://h/db',
       policy: { archiveAfterMs: 90_000 },
     });
+    expect(archiveOf(['--archive', 'file:/a', '--idempotency-window', '7d'])).toEqual({
+      location: 'file:/a',
+      policy: { archiveAfterMs: 3_600_000, idempotencyWindowMs: 7 * 86_400_000 },
+    });
+    expect(
+      archiveOf(['--archive', 'file:/a', '--idempotency-window', '2h'], { SESSION_HUB_IDEMPOTENCY_WINDOW: '1d' }),
+    ).toMatchObject({ policy: { idempotencyWindowMs: 7_200_000 } });
+    expect(archiveOf(['--archive', 'file:/a'], { SESSION_HUB_IDEMPOTENCY_WINDOW: '90s' })).toMatchObject({
+      policy: { idempotencyWindowMs: 90_000 },
+    });
   });
 
   it('refuses bad values, and policy flags without --archive, naming the flag', () => {
@@ -44,6 +54,8 @@ describe('session-hub serve: the archive flags', () => {
       [['--archive', 'file:/a', '--archive-after', '0s'], /--archive-after "0s"/],
       [['--archive', 'file:/a', '--hot-max-events', '-1'], /--hot-max-events "-1"/],
       [['--archive-after', '1h'], /--archive-after need\(s\) --archive/],
+      [['--archive', 'file:/a', '--idempotency-window', 'forever'], /--idempotency-window "forever"/],
+      [['--idempotency-window', '7d'], /--idempotency-window need\(s\) --archive/],
     ];
     for (const [args, message] of refusals) expect(thrown(() => parseServeArgs(args, {}))).toMatchObject({ message });
   });

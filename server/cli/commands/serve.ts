@@ -177,6 +177,9 @@ async function serve(options: ServeOptions): Promise<number> {
   const hub = createHub({
     store,
     ...(archive === undefined ? {} : { archive }),
+    ...(options.archive?.policy.idempotencyWindowMs === undefined
+      ? {}
+      : { idempotencyWindowMs: options.archive.policy.idempotencyWindowMs }),
     port: options.port,
     host: options.host,
     logger,

@@ -21,6 +21,7 @@ import type { RetentionStore } from '../retention-store.ts';
 import type { RedactionStore } from '../redaction-store.ts';
 import type { PresenceStore } from '../presence-store.ts';
 import type { SnapshotStore } from '../snapshot-store.ts';
+import type { IdempotencyPruneRequest, IdempotencyPruneResult } from '../idempotency-prune.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { StoreTrimmedError } from '../trimmed-error.ts';
 import { LineageCache } from './lineage-cache.ts';
@@ -270,6 +271,9 @@ export class LineageStore implements EventStore {
 
   trim(request: TrimRequest): Promise<TrimResult> {
     return this.#inner.trim(request);
+  }
+  pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult> {
+    return this.#inner.pruneIdempotencyKeys(request);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {

@@ -17,7 +17,8 @@ import {
   type StoreWatchHandlers,
 } from '../event-store.ts';
 import { MemoryBackend, nextSeqOf, type MemorySession } from './memory-backend.ts';
-import { eventsOf, trimSession } from './memory-trim.ts';
+import { eventsOf, pruneSessionKeys, trimSession } from './memory-trim.ts';
+import type { IdempotencyPruneRequest, IdempotencyPruneResult } from '../idempotency-prune.ts';
 import { MemoryRestore } from './memory-restore.ts';
 import type { RestoreStore } from '../restore-store.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
@@ -160,6 +161,12 @@ export class MemoryStore implements EventStore {
   async trim(request: TrimRequest): Promise<TrimResult> {
     this.#checkOpen();
     return trimSession(this.backend.peek(request.sessionId), request);
+  }
+
+  /** See `EventStore.pruneIdempotencyKeys` (memory-trim.ts). */
+  async pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult> {
+    this.#checkOpen();
+    return pruneSessionKeys(this.backend.peek(request.sessionId), request);
   }
 
   watch(sessionId: string, handlers: StoreWatchHandlers): () => void {

@@ -23,7 +23,6 @@ import { newEpoch } from '../new-epoch.ts';
 import { decodeStreamEntries, parseSeqRecord } from './redis-entries.ts';
 import { readEntries } from './redis-page-multi.ts';
 import { checkNotTrimmed, skipTrimmed, StoreTrimmedError } from '../trimmed-error.ts';
-import type { TrimRequest, TrimResult } from '../trim.ts';
 import { RedisTrimmer } from './redis-trim.ts';
 import { RedisRestore } from './redis-restore.ts';
 import { ClusterNodeError, toStoreError } from './redis-errors.ts';
@@ -124,7 +123,9 @@ export class RedisStore implements EventStore {
   readonly retention: RetentionStore;
   readonly forks: ForkStore;
   readonly #forks: RedisForks;
-  readonly #trimmer: RedisTrimmer;
+  /** See `EventStore.trim` and `pruneIdempotencyKeys` (redis-trim.ts). */
+  readonly trim: EventStore['trim'];
+  readonly pruneIdempotencyKeys: EventStore['pruneIdempotencyKeys'];
   readonly metadata: MetadataStore;
   readonly redactions: RedactionStore;
   readonly archiveLease: ArchiveLeaseStore;
@@ -183,7 +184,9 @@ export class RedisStore implements EventStore {
     this.forks = this.#forks = new RedisForks(command, this.keyPrefix, call, publish);
     this.archiveLease = new RedisArchiveLease(command, this.keyPrefix, call);
     this.restore = new RedisRestore(command, this.keyPrefix, call, waitReplicas, this.#commandTimeoutMs);
-    this.#trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
+    const trimmer = new RedisTrimmer(command, this.keyPrefix, (send) => this.#call('trim', false, send));
+    this.trim = trimmer.trim.bind(trimmer);
+    this.pruneIdempotencyKeys = trimmer.pruneIdempotencyKeys.bind(trimmer);
     this.redactions = new RedisRedactions(command, this.keyPrefix, call, publish, this.#replicaWait);
     for (const connection of this.#connections) {
       connection.on('error', (error: Error) => this.#onConnectionError(error));
@@ -356,11 +359,6 @@ export class RedisStore implements EventStore {
     const read = await this.#call('read', false, () => readEntries(this.#redis, keys, fromSeq, limit));
     checkNotTrimmed(sessionId, fromSeq, read.base, read.epoch);
     return decodeStreamEntries(sessionId, fromSeq, read.entries);
-  }
-
-  /** See `EventStore.trim` (redis-trim.ts). */
-  trim(request: TrimRequest): Promise<TrimResult> {
-    return this.#trimmer.trim(request);
   }
 
   /** See `CatchUpReader.read` (redis-catch-up.ts). */

@@ -24,3 +24,33 @@ local removed = redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-0', befo
 redis.call('HSET', KEYS[3], '', string.format('%d', before))
 return {'trimmed', epoch, before, length, removed}
 `;
+
+/**
+ * One step of the idempotency window (idempotency-prune.ts): `HSCAN` the idempotency hash from cursor ARGV[1],
+ * COUNT ARGV[2], and delete the keys whose value `first:last:time` has last < the base (every event of the append
+ * trimmed) and time < ARGV[3]; never field '' (the base). KEYS: 1 idempotency hash (one key: Cluster-safe).
+ * Returns {next cursor, removed, the latest time among the trimmed keys kept for being too recent (0: none)}. A missing hash scans as empty (cursor 0). `allow-oom`: it frees memory.
+ */
+export const PRUNE_KEYS_SCRIPT = `#!lua flags=allow-oom
+local base = tonumber(redis.call('HGET', KEYS[1], '')) or 0
+local scan = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[2])
+local fields = scan[2]
+local older = tonumber(ARGV[3])
+local removed = 0
+local youngest = 0
+for i = 1, #fields, 2 do
+  local key = fields[i]
+  if key ~= '' then
+    local last, time = string.match(fields[i + 1], '^%d+:(%d+):(%d+)$')
+    if last ~= nil and tonumber(last) < base then
+      time = tonumber(time)
+      if time < older then
+        removed = removed + redis.call('HDEL', KEYS[1], key)
+      elseif time > youngest then
+        youngest = time
+      end
+    end
+  end
+end
+return {scan[1], removed, string.format('%d', youngest)}
+`;

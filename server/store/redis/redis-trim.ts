@@ -3,10 +3,17 @@ import { checkTrimRequest } from '../request-check.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { sessionKeys } from './redis-keys.ts';
-import { TRIM_SCRIPT } from './redis-trim-scripts.ts';
+import { PRUNE_KEYS_SCRIPT, TRIM_SCRIPT } from './redis-trim-scripts.ts';
+import {
+  checkPruneRequest,
+  DEFAULT_PRUNE_COUNT,
+  type IdempotencyPruneRequest,
+  type IdempotencyPruneResult,
+} from '../idempotency-prune.ts';
 
 interface TrimCommands {
   shTrim(log: string, epoch: string, idempotency: string, expectedEpoch: string, beforeSeq: string): Promise<unknown>;
+  shPruneKeys(idempotency: string, cursor: string, count: string, olderThan: string): Promise<unknown>;
 }
 
 /** Runs one Redis call, mapping its failure to the store's errors (`RedisStore`'s wrapper). */
@@ -14,7 +21,7 @@ export type RedisTrimCall = <T>(send: () => Promise<T>) => Promise<T>;
 
 const STATUSES: readonly string[] = ['trimmed', 'conflict', 'beyond-head'] satisfies TrimResult['status'][];
 
-/** `EventStore.trim` of the Redis engine: one script (redis-trim-scripts.ts). */
+/** `EventStore.trim` and `pruneIdempotencyKeys` of the Redis engine: one script each (redis-trim-scripts.ts). */
 export class RedisTrimmer {
   readonly #redis: RedisClient & TrimCommands;
   readonly #prefix: string;
@@ -22,6 +29,7 @@ export class RedisTrimmer {
 
   constructor(redis: RedisClient, prefix: string, call: RedisTrimCall) {
     redis.defineCommand('shTrim', { numberOfKeys: 3, lua: TRIM_SCRIPT });
+    redis.defineCommand('shPruneKeys', { numberOfKeys: 1, lua: PRUNE_KEYS_SCRIPT });
     this.#redis = redis as RedisClient & TrimCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -38,6 +46,21 @@ export class RedisTrimmer {
     }
     const [status, epoch, base, length, removed] = reply as [TrimResult['status'], string, number, number, number];
     return { status, epoch, firstSeq: base, headSeq: length - 1, removed };
+  }
+
+  async pruneIdempotencyKeys(request: IdempotencyPruneRequest): Promise<IdempotencyPruneResult> {
+    checkPruneRequest(request);
+    const { idempotency } = sessionKeys(this.#prefix, request.sessionId);
+    const count = String(request.count ?? DEFAULT_PRUNE_COUNT);
+    const cursor = request.cursor === '' ? '0' : request.cursor;
+    const reply = await this.#call(() =>
+      this.#redis.shPruneKeys(idempotency, cursor, count, String(request.olderThan)),
+    );
+    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[1] !== 'number') {
+      throw new StoreDataError("redis prune: the reply is not the prune script's");
+    }
+    const next = String(reply[0]);
+    return { cursor: next === '0' ? '' : next, removed: reply[1], youngestKept: Number(reply[2]) };
   }
 }
 
