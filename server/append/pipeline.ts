@@ -4,7 +4,7 @@ import { backoffDelay, type BackoffOptions } from '../../shared/backoff.ts';
 import { assertDraftSizes } from '../limits/event-size.ts';
 import type { HubLimits } from '../limits/limits.ts';
 import { HubError } from '../hub-error.ts';
-import { duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome } from './outcome.ts';
+import { committedOutcome, duplicateOutcome, idempotencyMismatch, seqConflict, type AppendOutcome } from './outcome.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
@@ -331,12 +331,8 @@ export class AppendPipeline {
         try {
           const own = ownEvents(events, batches, trailers);
           items.forEach((item, index) => {
-            const mine = own[index]!;
-            const { seq: firstSeq, time } = mine[0]!;
-            const lastSeq = mine[mine.length - 1]!.seq;
             const trailerEvents = trailers[index]?.events.length ?? 0;
-            const ack = { sessionId, epoch, firstSeq, lastSeq, time, duplicate: false, events: mine };
-            item.resolve(trailerEvents === 0 ? ack : { ...ack, trailerEvents });
+            item.resolve(committedOutcome(sessionId, epoch, own[index]!, trailerEvents));
           });
         } finally {
           const handoff = new Promise<void>((resolve) =>

@@ -29,6 +29,7 @@ import type { ForkService } from '../append/fork-session.ts';
 import { createFork, listForks, type ForkRouteDeps } from './fork-route.ts';
 import { erasureReply } from './erasure-route.ts';
 import { archiveReply, restoreReply, type ArchiveNow, type RestoreNow } from './archive-route.ts';
+import { ackFields } from '../append/outcome.ts';
 
 export interface HttpRoutesDeps {
   readonly store: EventStore;
@@ -385,7 +386,5 @@ async function appendEvents(rawSessionId: string, request: IncomingMessage, deps
   // The events were decoded from this request's body and nothing else holds them: validation freezes them in place.
   for (const event of message.events) adoptDecodedJson(event.data);
   const outcome = await measureAppend(deps.metrics, () => deps.pipeline.append({ ...message, keyOwner }));
-  const { epoch, firstSeq, lastSeq, time, duplicate, trailerEvents } = outcome;
-  const reply = { sessionId, epoch, firstSeq, lastSeq, time, duplicate };
-  return { status: duplicate ? 200 : 201, body: trailerEvents === undefined ? reply : { ...reply, trailerEvents } };
+  return { status: outcome.duplicate ? 200 : 201, body: ackFields(outcome) };
 }

@@ -1,6 +1,3 @@
-import { StoreRequestError } from './event-store.ts';
-import { validateSessionId } from './session-id.ts';
-
 /**
  * The idempotency window (`EventStore.pruneIdempotencyKeys`, docs/storage.md#the-idempotency-window): once a
  * session's prefix is archived and trimmed, the idempotency keys of its archived appends are the only thing it still
@@ -38,19 +35,6 @@ export interface IdempotencyPruneResult {
 export const DEFAULT_PRUNE_COUNT = 500;
 /** The most keys a request may ask to look at per call. */
 export const MAX_PRUNE_COUNT = 5000;
-
-/** Throws `StoreRequestError` unless the prune request is well-formed (both engines check the same way). */
-export function checkPruneRequest(request: IdempotencyPruneRequest): void {
-  validateSessionId(request.sessionId);
-  if (!Number.isSafeInteger(request.olderThan)) throw new StoreRequestError('olderThan must be a safe integer (ms)');
-  if (typeof request.cursor !== 'string' || !/^(|[1-9][0-9]{0,19})$/.test(request.cursor)) {
-    throw new StoreRequestError("a prune cursor is '' or the cursor a previous prune answered");
-  }
-  const count = request.count ?? DEFAULT_PRUNE_COUNT;
-  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PRUNE_COUNT) {
-    throw new StoreRequestError(`a prune count is 1 to ${MAX_PRUNE_COUNT}`);
-  }
-}
 
 /** What a whole prune walk did: the keys it dropped, the latest commit time among those it kept (0: none). */
 export type IdempotencyPruneWalk = Omit<IdempotencyPruneResult, 'cursor'>;

@@ -30,6 +30,7 @@ import type { EventsFrame } from '../fanout/events-frame.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import { batchSendsOfThisTurn } from '../../shared/send-batching.ts';
+import { ackFields } from '../append/outcome.ts';
 
 /** The connection of each open socket, for the socket listeners every connection shares. */
 const sockets = new WeakMap<WebSocket, Connection>();
@@ -348,9 +349,7 @@ export class Connection implements SubscriptionsOwner, GuardedConnection {
       fences.failed(message.sessionId, message.idempotencyKey, error);
       throw error;
     }
-    const { sessionId, epoch, firstSeq, lastSeq, time, duplicate, trailerEvents } = outcome;
-    const ack = { type: 'ack', id: message.id, sessionId, epoch, firstSeq, lastSeq, time, duplicate } as const;
-    this.send(trailerEvents === undefined ? ack : { ...ack, trailerEvents });
+    this.send({ type: 'ack', id: message.id, ...ackFields(outcome) });
   }
 
   async #authorize(action: HubAction, sessionId: string): Promise<void> {

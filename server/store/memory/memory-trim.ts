@@ -2,8 +2,8 @@ import type { SessionEvent } from '../../../shared/index.ts';
 import { checkTrimRequest } from '../request-check.ts';
 import type { TrimRequest, TrimResult } from '../trim.ts';
 import { checkNotTrimmed } from '../trimmed-error.ts';
+import { checkPruneRequest } from '../idempotency-prune-check.ts';
 import {
-  checkPruneRequest,
   DEFAULT_PRUNE_COUNT,
   type IdempotencyPruneRequest,
   type IdempotencyPruneResult,

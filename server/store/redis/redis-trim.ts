@@ -4,8 +4,8 @@ import type { TrimRequest, TrimResult } from '../trim.ts';
 import type { RedisClient } from './redis-connection.ts';
 import { sessionKeys } from './redis-keys.ts';
 import { PRUNE_KEYS_SCRIPT, TRIM_SCRIPT } from './redis-trim-scripts.ts';
+import { checkPruneRequest } from '../idempotency-prune-check.ts';
 import {
-  checkPruneRequest,
   DEFAULT_PRUNE_COUNT,
   type IdempotencyPruneRequest,
   type IdempotencyPruneResult,
