@@ -110,6 +110,20 @@ function describeMetadataConformance(name: string, it: BackendTest): void {
       expect(summary?.metadata).toEqual({ title: 'sum', labels: {}, rev: 1, createdAt: events[0]!.time });
       expect(summary?.bytes).toBeGreaterThan(0);
     });
+
+    it("summarizes a trimmed session: the head counts the trimmed seqs, createdAt is not a later event's time", async () => {
+      const sessionId = newSession();
+      committed(await a.commit({ sessionId, expectedSeq: 0, events: drafts(4) }));
+      const { epoch } = await a.head(sessionId);
+      const trim = await a.trim({ sessionId, epoch, beforeSeq: 3 });
+      expect(trim.status).toBe('trimmed');
+      const [summary] = await b.metadata.summaries([sessionId]);
+      expect(summary).toMatchObject({ sessionId, headSeq: 3 });
+      expect(summary?.metadata.createdAt).toBeUndefined();
+      const trimmedAll = await a.trim({ sessionId, epoch, beforeSeq: 4 });
+      expect(trimmedAll.status).toBe('trimmed');
+      expect((await b.metadata.summaries([sessionId]))[0]).toMatchObject({ headSeq: 3, lastActivity: undefined });
+    });
   });
 }
 

@@ -80,12 +80,13 @@ export class MemoryMetadata implements MetadataStore {
       const session = this.#backend.peek(sessionId);
       if (session === undefined) return undefined;
       const metadata = this.#backend.metadata.get(sessionId) ?? EMPTY_METADATA;
-      const first = session.events[0];
+      // Seq 0's time, when the session still holds it (the fallback of `createdAt`).
+      const first = session.firstSeq === 0 ? session.events[0] : undefined;
       const last = session.events[session.events.length - 1];
       return {
         sessionId,
         epoch: session.epoch,
-        headSeq: session.events.length - 1,
+        headSeq: session.firstSeq + session.events.length - 1,
         lastActivity: last?.time,
         bytes: session.events.reduce((sum, event) => sum + encodeEventBody(event).byteLength, 0),
         metadata:

@@ -58,12 +58,16 @@ return now
 `;
 
 /**
- * A session's summary for the listing. KEYS: 1 log, 2 epoch, 3 meta. Returns {epoch or '', length, last event's
- * time or '', first event's time or '', MEMORY USAGE of the log or 0, the meta hash's fields and values}. Reads only.
+ * A session's summary for the listing. KEYS: 1 log, 2 epoch, 3 meta, 4 idempotency hash (its field '' is the base:
+ * the first seq the stream holds after a trim, or a fork's first own seq). Returns {epoch or '', length (base +
+ * XLEN), last event's time or '', seq 0's time or '' (when the stream holds it), MEMORY USAGE of the log or 0, the
+ * meta hash's fields and values}. Reads only.
  */
 export const SUMMARY_SCRIPT = `#!lua flags=no-writes
 local epoch = redis.call('GET', KEYS[2])
-local length = redis.call('XLEN', KEYS[1])
+local held = redis.call('XLEN', KEYS[1])
+local base = tonumber(redis.call('HGET', KEYS[4], '') or '0') or 0
+local length = base + held
 local function timeOf(entries)
   local entry = entries[1]
   if not entry then return '' end
@@ -72,8 +76,9 @@ local function timeOf(entries)
   return ''
 end
 local last = timeOf(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1))
-local first = timeOf(redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1))
+local first = ''
+if base == 0 then first = timeOf(redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)) end
 local bytes = 0
-if length > 0 then bytes = redis.call('MEMORY', 'USAGE', KEYS[1]) or 0 end
+if held > 0 then bytes = redis.call('MEMORY', 'USAGE', KEYS[1]) or 0 end
 return {epoch or '', length, last, first, bytes, redis.call('HGETALL', KEYS[3])}
 `;

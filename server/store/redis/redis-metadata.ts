@@ -23,7 +23,7 @@ interface MetadataCommands {
   shMetaGet(epoch: string, meta: string): Promise<unknown>;
   shMetaPatch(epoch: string, meta: string, ...args: string[]): Promise<unknown>;
   shMetaInit(meta: string, ...args: string[]): Promise<unknown>;
-  shSummary(log: string, epoch: string, meta: string): Promise<unknown>;
+  shSummary(log: string, epoch: string, meta: string, idempotency: string): Promise<unknown>;
 }
 
 /** A session's metadata from its hash's fields and values (`HGETALL`); a field of no known kind is ignored. */
@@ -57,7 +57,7 @@ export class RedisMetadata implements MetadataStore {
     redis.defineCommand('shMetaGet', { numberOfKeys: 2, lua: METADATA_GET_SCRIPT });
     redis.defineCommand('shMetaPatch', { numberOfKeys: 2, lua: withPublishCommand(METADATA_PATCH_SCRIPT, publish) });
     redis.defineCommand('shMetaInit', { numberOfKeys: 1, lua: withPublishCommand(METADATA_INIT_SCRIPT, publish) });
-    redis.defineCommand('shSummary', { numberOfKeys: 3, lua: SUMMARY_SCRIPT });
+    redis.defineCommand('shSummary', { numberOfKeys: 4, lua: SUMMARY_SCRIPT });
     this.#redis = redis as RedisClient & MetadataCommands;
     this.#prefix = prefix;
     this.#call = call;
@@ -111,7 +111,9 @@ export class RedisMetadata implements MetadataStore {
 
   async #summary(sessionId: string): Promise<SessionSummary | undefined> {
     const keys = this.#keys(sessionId);
-    const reply = await this.#call('summary', () => this.#redis.shSummary(keys.log, keys.epoch, keys.metadata));
+    const reply = await this.#call('summary', () =>
+      this.#redis.shSummary(keys.log, keys.epoch, keys.metadata, keys.idempotency),
+    );
     if (!Array.isArray(reply) || reply.length !== 6) throw new StoreDataError('redis summary: unexpected reply');
     const [epoch, length, last, first, bytes, fields] = reply as [string, number, string, string, number, unknown];
     if (epoch === '') return undefined;
