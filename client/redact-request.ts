@@ -1,23 +1,7 @@
 import type { HubErrorCode } from '../shared/protocol.ts';
+import type { RedactionReply } from '../shared/redaction.ts';
+export type { RedactionReply } from '../shared/redaction.ts';
 import { ClientErrorCode, HubClientError, type HubClientErrorDetails } from './errors.ts';
-
-/** What the hub answers a redaction (`POST /v1/sessions/:id/redactions`, docs/protocol.md). */
-export interface RedactionReply {
-  readonly sessionId: string;
-  /** The session's epoch after the redaction (a new one when something was redacted). */
-  readonly epoch: string;
-  /** The seqs whose data this call replaced by placeholders, ascending. */
-  readonly seqs: readonly number[];
-  /** Requested seqs that already held their placeholder (a retry, or nothing to remove). */
-  readonly unchanged: readonly number[];
-  /**
-   * Requested seqs below the first event the hub keeps (trimmed with no archive to hold them): not changed by this
-   * call. Seqs in the hub's archive are redacted there, and listed in `seqs`.
-   */
-  readonly cold: readonly number[];
-  /** The seq of the `audit/redaction` event appended with it; null when nothing was written. */
-  readonly auditSeq: number | null;
-}
 
 /** `POST /v1/sessions/:id/redactions` with the client's token; hub errors keep their code. */
 export async function requestRedaction(

@@ -6,6 +6,7 @@ import type { ErasedSession } from '../http/erasure.ts';
 import type { SubjectErasureReply } from '../http/subject-erasure.ts';
 import { CliFailure } from './command.ts';
 import type { HubTarget } from './hub-target.ts';
+import type { RedactionReply } from '../../shared/redaction.ts';
 
 /** How long one HTTP request to the hub may take. */
 const requestTimeoutMs = 30_000;
@@ -43,15 +44,6 @@ export interface AppendReply {
   readonly lastSeq: number;
   readonly time: number;
   readonly duplicate: boolean;
-}
-
-export interface RedactReply {
-  readonly sessionId: string;
-  readonly epoch: string;
-  readonly seqs: readonly number[];
-  readonly unchanged: readonly number[];
-  readonly cold: readonly number[];
-  readonly auditSeq: number | null;
 }
 
 export interface AppendBody {
@@ -173,8 +165,8 @@ export class HubHttp {
   }
 
   /** Redact events of a session (`POST /v1/sessions/:id/redactions`). */
-  redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactReply> {
-    return this.#request('POST', `${sessionPath(sessionId)}/redactions`, { seqs, reason }) as Promise<RedactReply>;
+  redact(sessionId: string, seqs: readonly number[], reason: string): Promise<RedactionReply> {
+    return this.#request('POST', `${sessionPath(sessionId)}/redactions`, { seqs, reason }) as Promise<RedactionReply>;
   }
 
   /** `POST /v1/sessions/:id/forks` (docs/protocol.md#forks). */

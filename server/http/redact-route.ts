@@ -8,6 +8,7 @@ import type { EventStore } from '../store/event-store.ts';
 import type { HubLimits } from '../limits/limits.ts';
 import type { Logger } from '../logger.ts';
 import type { HubPrincipal } from '../auth/auth-seam.ts';
+import type { RedactionReply } from '../../shared/redaction.ts';
 
 /** What the route uses of the HTTP routes' dependencies. */
 export interface RedactRouteDeps {
@@ -77,7 +78,8 @@ function redactionReply(sessionId: string, result: RedactionResult, deps: Redact
     case 'redacted': {
       const { epoch, seqs, unchanged, cold, auditSeq } = result;
       if (seqs.length > 0) deps.logger.info({ sessionId, seqs, auditSeq }, 'events redacted');
-      return { status: 200, body: { sessionId, epoch, seqs, unchanged, cold, auditSeq: auditSeq ?? null } };
+      const body: RedactionReply = { sessionId, epoch, seqs, unchanged, cold, auditSeq: auditSeq ?? null };
+      return { status: 200, body };
     }
     case 'conflict':
       throw new HubError(HubErrorCode.SEQ_CONFLICT, 'the session is not in the expected epoch; nothing redacted', {
