@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { decodeEventBody, encodeEventBody } from '../store/codec/event-codec.ts';
 import { StoreUnavailableError, type EventStore } from '../store/event-store.ts';
-import { redactedDraft } from '../store/redaction-plan.ts';
+import { placeholderBody } from '../store/redaction-plan.ts';
 import { checkRedactionRequest } from '../store/redaction-check.ts';
 import type { RedactionRequest, RedactionResult, RedactionStore } from '../store/redaction-store.ts';
 import type { ArchiveBackend, ArchivedSession } from './archive-backend.ts';
@@ -105,8 +104,8 @@ export class TieredRedactions implements RedactionStore {
       for (; at < seqs.length && seqs[at]! < end; at++) {
         const seq = seqs[at]!;
         const body = page.bodies[seq - from]!;
-        const placeholder = encodeEventBody(redactedDraft(decodeEventBody(body, `${sessionId} seq ${seq}`)));
-        if (Buffer.from(body).equals(placeholder)) continue;
+        const placeholder = placeholderBody(sessionId, seq, body);
+        if (placeholder === undefined) continue;
         plan.placeholders.set(seq, placeholder);
         plan.originals.set(seq, body);
       }

@@ -22,6 +22,12 @@ export function redactedDraft(draft: ValidatedDraft): ValidatedDraft {
   return { ...draft, data: redactEventData(draft.type, draft.data) };
 }
 
+/** The placeholder body of a stored body; undefined when the body already is its placeholder (nothing to remove). */
+export function placeholderBody(sessionId: string, seq: number, body: Uint8Array): Buffer | undefined {
+  const redacted = encodeEventBody(redactedDraft(decodeEventBody(body, `${sessionId} seq ${seq}`)));
+  return redacted.equals(body) ? undefined : redacted;
+}
+
 /** `sha256:<hex>` of bodies, each preceded by its length (so the digest names the removed bytes, not a mix). */
 export function bodiesDigest(bodies: readonly Uint8Array[]): string {
   const hash = createHash('sha256');
@@ -52,8 +58,8 @@ export function planRedaction(
 ): RedactionPlan {
   const plan: RedactionPlan = { seqs: [], bodies: [], originals: [], unchanged: [], audit: undefined };
   for (const { seq, body } of stored) {
-    const redacted = encodeEventBody(redactedDraft(decodeEventBody(body, `${sessionId} seq ${seq}`)));
-    if (redacted.equals(body)) {
+    const redacted = placeholderBody(sessionId, seq, body);
+    if (redacted === undefined) {
       plan.unchanged.push(seq);
       continue;
     }
